@@ -1,0 +1,10 @@
+import { openFromEnv } from './context.js';
+import { startServer } from '../server/server.js';
+
+export async function serveCommand(options: { port?: number; host?: string }): Promise<void> {
+  const overrides: { port?: number; host?: string } = {};
+  if (options.port !== undefined) overrides.port = options.port;
+  if (options.host !== undefined) overrides.host = options.host;
+  const { config, database } = await openFromEnv(overrides);
+  await startServer(config, database);
+}

@@ -1,0 +1,85 @@
+/**
+ * Environment -> one typed, validated Config. Every bad variable is reported at once
+ * so an operator fixes them in one go instead of one restart per typo.
+ */
+export interface Config {
+  /** PostgreSQL URL; when absent the embedded PGlite database in `dataDir` is used. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  port: number;
+  host: string;
+  redisUrl: string | undefined;
+  jwtSecret: string | undefined;
+  jwtJwksUrl: string | undefined;
+  jwtIssuer: string | undefined;
+  jwtAudience: string | undefined;
+  rateLimitPerMinute: number;
+  logLevel: string;
+  corsOrigins: string[];
+  /** Upper bound for one SQL statement; a runaway query ends as a 503, not a hung socket. */
+  statementTimeoutMs: number;
+  requestTimeoutMs: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  ${problems.join('\n  ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const problems: string[] = [];
+
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min || n > max) {
+      problems.push(`${name}=${JSON.stringify(raw)}: must be an integer from ${min} to ${max}`);
+      return fallback;
+    }
+    return n;
+  };
+  const url = (name: string, protocols: string[]): string | undefined => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return undefined;
+    try {
+      const u = new URL(raw);
+      if (!protocols.includes(u.protocol)) {
+        problems.push(`${name}: protocol must be one of ${protocols.join(', ')}`);
+      }
+    } catch {
+      problems.push(`${name}: not a valid URL`);
+    }
+    return raw;
+  };
+  const opt = (name: string): string | undefined => (env[name] === undefined || env[name] === '' ? undefined : env[name]);
+
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL=${JSON.stringify(logLevel)}: must be one of ${LOG_LEVELS.join(', ')}`);
+
+  const jwtJwksUrl = opt('JWT_JWKS_URL');
+  if (jwtJwksUrl && !/^(https?:|file:|\/|\.)/.test(jwtJwksUrl)) problems.push('JWT_JWKS_URL: must be an http(s) URL, a file: URL or a file path');
+
+  const config: Config = {
+    databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:']),
+    dataDir: env.DATA_DIR || './data',
+    port: int('PORT', 8080, 0, 65535),
+    host: env.HOST || '127.0.0.1',
+    redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
+    jwtSecret: opt('JWT_SECRET'),
+    jwtJwksUrl,
+    jwtIssuer: opt('JWT_ISSUER'),
+    jwtAudience: opt('JWT_AUDIENCE'),
+    rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', 100, 1, 10_000_000),
+    logLevel,
+    corsOrigins: (env.CORS_ORIGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    statementTimeoutMs: int('STATEMENT_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    requestTimeoutMs: int('REQUEST_TIMEOUT_MS', 120_000, 1_000, 3_600_000),
+  };
+  if (problems.length) throw new ConfigError(problems);
+  return config;
+}

@@ -1,0 +1,104 @@
+/**
+ * Storage: one Kysely instance over either embedded PGlite (default, zero set-up) or a
+ * PostgreSQL server (`DATABASE_URL`). Both speak the PostgreSQL dialect, so migrations
+ * and every query are the same text on both engines.
+ */
+import { mkdirSync } from 'node:fs';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { PGliteDialect } from 'kysely-pglite-dialect';
+import pg from 'pg';
+import type { Schema } from './schema.js';
+import { migrateToLatest } from './migrate.js';
+
+export type Engine = 'pglite' | 'postgres';
+
+export interface Database {
+  readonly db: Kysely<Schema>;
+  readonly engine: Engine;
+  /** Resolves when the database answers a trivial query; rejects otherwise. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** PostgreSQL URL; absent means embedded PGlite. */
+  databaseUrl?: string | undefined;
+  /** PGlite data directory; absent (or `memory://`) means an in-memory database. */
+  dataDir?: string | undefined;
+  statementTimeoutMs?: number;
+  /** Pool size for PostgreSQL. */
+  maxConnections?: number;
+  /** Run migrations on open (default true). */
+  migrate?: boolean;
+}
+
+// Counts and epoch-second dates are bigint in SQL; every one of them fits in a JS number.
+const parseBigint = (v: string): number => Number(v);
+const parseNumeric = (v: string): number => Number(v);
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  const database = options.databaseUrl ? openPostgres(options) : await openPglite(options);
+  if (options.migrate !== false) {
+    try {
+      await migrateToLatest(database.db);
+    } catch (err) {
+      await database.close();
+      throw err;
+    }
+  }
+  return database;
+}
+
+function openPostgres(options: DatabaseOptions): Database {
+  const pool = new pg.Pool({
+    connectionString: options.databaseUrl,
+    max: options.maxConnections ?? 10,
+    // Without an error listener an idle client's socket error would crash the process.
+    options: `-c statement_timeout=${options.statementTimeoutMs ?? 30_000}`,
+    types: {
+      getTypeParser: ((oid: number, format?: string) => {
+        if (oid === 20) return parseBigint;
+        if (oid === 1700) return parseNumeric;
+        return pg.types.getTypeParser(oid, format as 'text');
+      }) as typeof pg.types.getTypeParser,
+    },
+  });
+  pool.on('error', () => {
+    /* reported by the next query and by /readyz */
+  });
+  const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    engine: 'postgres',
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}
+
+async function openPglite(options: DatabaseOptions): Promise<Database> {
+  const dir = options.dataDir && options.dataDir !== 'memory://' ? options.dataDir : undefined;
+  if (dir) mkdirSync(dir, { recursive: true });
+  const pgliteOptions = {
+    extensions: { pg_trgm },
+    parsers: { 20: parseBigint, 1700: parseNumeric },
+  };
+  const client = dir ? await PGlite.create(dir, pgliteOptions) : await PGlite.create(pgliteOptions);
+  const db = new Kysely<Schema>({ dialect: new PGliteDialect(client) });
+  return {
+    db,
+    engine: 'pglite',
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    async close() {
+      await db.destroy();
+      if (!client.closed) await client.close();
+    },
+  };
+}

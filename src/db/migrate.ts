@@ -1,0 +1,29 @@
+/**
+ * Runs the migrations in src/db/migrations in order. The list is static (not a folder
+ * scan) so the compiled build and the TypeScript sources behave the same and a bundler
+ * could not drop one.
+ */
+import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import * as domain from './migrations/0001-domain.js';
+import * as reportTables from './migrations/0002-report-tables.js';
+
+const MIGRATIONS: Record<string, Migration> = {
+  '0001-domain': domain,
+  '0002-report-tables': reportTables,
+};
+
+class StaticProvider implements MigrationProvider {
+  async getMigrations(): Promise<Record<string, Migration>> {
+    return MIGRATIONS;
+  }
+}
+
+export async function migrateToLatest(db: Kysely<any>): Promise<void> {
+  const migrator = new Migrator({ db, provider: new StaticProvider() });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error || failed) {
+    const detail = error instanceof Error ? error.message : String(error ?? '');
+    throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${detail}`);
+  }
+}

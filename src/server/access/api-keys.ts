@@ -1,0 +1,41 @@
+/**
+ * API keys: long random secrets with a recognisable prefix, shown once, stored only as
+ * a SHA-256 hash. A slow password hash (scrypt) buys nothing here: the key has 256 bits
+ * of entropy, so the hash cannot be brute-forced, and a fast hash keeps the lookup on
+ * every request cheap.
+ */
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Schema } from '../../db/schema.js';
+
+export const KEY_PREFIX = 'prk_';
+
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+export function generateKey(): string {
+  return KEY_PREFIX + randomBytes(32).toString('base64url');
+}
+
+export interface CreatedKey {
+  id: string;
+  key: string;
+  prefix: string;
+  name: string;
+}
+
+export async function createApiKey(db: Kysely<Schema>, input: { orgId: number; userId: number | null; name: string }): Promise<CreatedKey> {
+  const key = generateKey();
+  const id = randomUUID();
+  const prefix = key.slice(0, 12);
+  await db.insertInto('api_keys').values({ id, org_id: input.orgId, user_id: input.userId, name: input.name, prefix, key_hash: hashKey(key) }).execute();
+  return { id, key, prefix, name: input.name };
+}
+
+/** Compares two hex digests without leaking where they differ. */
+export function sameHash(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'hex');
+  const y = Buffer.from(b, 'hex');
+  return x.length === y.length && timingSafeEqual(x, y);
+}

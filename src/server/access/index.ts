@@ -1,0 +1,46 @@
+/**
+ * The access stage: who is calling (API key, else JWT bearer), may they, and the rolling
+ * rate limit. Every route but the public ones (config.public, /docs) passes through it.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../../config.js';
+import type { Database } from '../../db/database.js';
+import { unauthorized } from '../errors.js';
+import { hashKey, sameHash } from './api-keys.js';
+import type { Caller } from './caller.js';
+import './caller.js';
+
+export interface AccessOptions {
+  config: Config;
+  database: Database;
+  clock: () => number;
+}
+
+export async function registerAccess(app: FastifyInstance, options: AccessOptions): Promise<void> {
+  const { db } = options.database;
+  app.decorateRequest('caller', null as unknown as Caller);
+  app.addHook('onRequest', async (request) => {
+    if (request.routeOptions.config?.public || request.url.startsWith('/docs')) return;
+    if (!request.routeOptions.url) return; // unknown path: the 404 handler answers
+    const key = request.headers['api-key'];
+    if (typeof key !== 'string' || key === '') throw unauthorized();
+    const hash = hashKey(key);
+    const row = await db
+      .selectFrom('api_keys')
+      .innerJoin('orgs', 'orgs.id', 'api_keys.org_id')
+      .leftJoin('users', 'users.id', 'api_keys.user_id')
+      .select(['api_keys.id', 'api_keys.key_hash', 'api_keys.revoked_at', 'api_keys.org_id', 'orgs.public_id', 'users.id as user_id', 'users.email', 'users.role'])
+      .where('api_keys.key_hash', '=', hash)
+      .executeTakeFirst();
+    if (!row || row.revoked_at || !sameHash(row.key_hash, hash)) throw unauthorized();
+    request.caller = {
+      orgId: row.org_id,
+      orgPublicId: row.public_id,
+      userId: row.user_id ?? null,
+      email: row.email ?? null,
+      role: row.role ?? 'MEMBER',
+      keyId: row.id,
+      rateKey: `key:${row.id}`,
+    };
+  });
+}

@@ -1,0 +1,137 @@
+/**
+ * buildApp(deps): the whole HTTP service without listening, so tests drive it with
+ * `inject` and server.ts adds only the socket and the shutdown. Dependencies (database,
+ * clock, logger, stores) are passed in; nothing here is a module-level singleton.
+ */
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Config } from '../config.js';
+import type { Database } from '../db/database.js';
+import { ApiError, problemBody, unavailable, validationError, type FieldError } from './errors.js';
+import { registerHealthRoutes } from './routes/health.js';
+import { registerDocs } from './docs.js';
+import { registerAccess, type AccessOptions } from './access/index.js';
+import { registerReportAnalyticsRoutes } from './routes/report-analytics.js';
+import { registerChannelEcosystemRoutes } from './routes/channel-ecosystem.js';
+import { registerAdminRoutes } from './routes/admin.js';
+import { trackRoutesForMethodNotAllowed } from './routes/method-not-allowed.js';
+import { createReportService, type ReportService } from '../reports/service.js';
+
+export interface AppDeps {
+  config: Config;
+  database: Database;
+  /** Milliseconds since the epoch; tests inject a fixed or stepping clock. */
+  clock?: () => number;
+  /** pino options, `false` for silence; tests pass `false`. */
+  logger?: boolean | Record<string, unknown>;
+  access?: Partial<AccessOptions>;
+}
+
+export type App = FastifyInstance;
+
+export async function buildApp(deps: AppDeps): Promise<App> {
+  const clock = deps.clock ?? Date.now;
+  const app = Fastify({
+    logger: deps.logger ?? { level: deps.config.logLevel, redact: ['req.headers["api-key"]', 'req.headers.authorization'] },
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      // Accept a caller's id only when it is short and printable; anything else could
+      // forge log lines.
+      return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
+    },
+    bodyLimit: 1024 * 1024,
+    requestTimeout: deps.config.requestTimeoutMs,
+    ajv: { customOptions: { allErrors: true, coerceTypes: false, removeAdditional: false } },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  // A POST with no body at all is treated as `{}` (filterdata and columns accept an
+  // empty body); anything else that is not JSON is 415.
+  app.removeContentTypeParser(['application/json']);
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') return done(null, {});
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(validationError([{ field: 'body', message: 'is not valid JSON' }], 'PR101'), undefined);
+    }
+  });
+  app.addHook('preValidation', async (request) => {
+    if (request.method === 'POST' && request.body === undefined) (request as { body: unknown }).body = {};
+  });
+
+  app.setErrorHandler((error: FastifyError | ApiError, request, reply) => sendProblem(toApiError(error), request, reply));
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(new ApiError({ status: 404, code: 'PR404', title: 'Not Found', detail: `no endpoint ${request.method} ${request.url.split('?')[0]}` }), request, reply),
+  );
+
+  await registerDocs(app);
+  const addMethodNotAllowed = trackRoutesForMethodNotAllowed(app);
+  registerHealthRoutes(app, { database: deps.database });
+  const reports: ReportService = createReportService({ database: deps.database, clock });
+  await registerAccess(app, { config: deps.config, database: deps.database, clock, ...deps.access });
+  registerReportAnalyticsRoutes(app, { reports });
+  registerChannelEcosystemRoutes(app, { reports });
+  registerAdminRoutes(app, { database: deps.database, config: deps.config, clock });
+  addMethodNotAllowed();
+  return app;
+}
+
+function sendProblem(err: ApiError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (err.status >= 500) request.log.error({ err: err.cause ?? err, code: err.code }, 'request failed');
+  for (const [name, value] of Object.entries(err.headers)) reply.header(name, value);
+  return reply
+    .status(err.status)
+    .type('application/problem+json')
+    .send(problemBody(err, request.url.split('?')[0] ?? request.url, request.id));
+}
+
+/** Maps Fastify's and the database's errors onto the registry. */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  const e = error as FastifyError & { validation?: Array<{ instancePath: string; message?: string; params?: Record<string, unknown> }>; validationContext?: string };
+  if (e.validation) {
+    const errors: FieldError[] = e.validation.map((v) => {
+      const where = e.validationContext ?? 'body';
+      const extra = v.params?.additionalProperty ? `/${String(v.params.additionalProperty)}` : v.params?.missingProperty ? `/${String(v.params.missingProperty)}` : '';
+      const path = `${v.instancePath}${extra}`.replace(/^\//, '').replace(/\//g, '.');
+      const field = path ? (where === 'body' ? path : `${where}.${path}`) : where;
+      const message = v.params?.additionalProperty ? 'is not a known field' : v.params?.missingProperty ? 'is required' : v.message ?? 'is invalid';
+      return { field, message };
+    });
+    return validationError(errors);
+  }
+  switch (e.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError({ status: 413, code: 'PR113', title: 'Content Too Large', detail: 'request body is larger than 1 MiB' });
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError({ status: 415, code: 'PR115', title: 'Unsupported Media Type', detail: 'request body must be application/json' });
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return validationError([{ field: 'body', message: 'is not valid JSON' }], 'PR101');
+  }
+  if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
+    return new ApiError({ status: e.statusCode, code: `PR${e.statusCode}`, title: 'Bad Request', detail: e.message });
+  }
+  if (isDatabaseUnavailable(error)) {
+    const api = unavailable('the database is unavailable or the query took too long; retry shortly');
+    (api as { cause?: unknown }).cause = error;
+    return api;
+  }
+  const internal = new ApiError({ status: 500, code: 'PR500', title: 'Internal Server Error', detail: 'unexpected error; quote the request id when reporting it' });
+  (internal as { cause?: unknown }).cause = error;
+  return internal;
+}
+
+function isDatabaseUnavailable(error: unknown): boolean {
+  const e = error as { code?: string; message?: string };
+  // 57014 query_canceled (statement timeout), 57P0x shutdown, 08xxx connection errors.
+  if (typeof e.code === 'string' && (/^08/.test(e.code) || /^57/.test(e.code) || e.code === '53300')) return true;
+  return ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'].includes(String(e.code)) || /Connection terminated|PGlite is closed/i.test(e.message ?? '');
+}

@@ -1,0 +1,113 @@
+/**
+ * The one registry of typed errors. Every stage throws an ApiError (or a subclass);
+ * the root error handler in app.ts renders it as RFC 9457 problem+json. Anything that
+ * is not an ApiError becomes a 500 whose body carries only the request id.
+ *
+ * Codes are stable and grouped by stage, PostgREST-style:
+ *   PR1xx request (body, query, filter syntax)   PR2xx plan (catalog, context)
+ *   PR4xx access (credentials, permissions, limits)   PR5xx dependencies
+ */
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+export interface ProblemInit {
+  status: number;
+  code: string;
+  title: string;
+  detail: string;
+  errors?: FieldError[];
+  headers?: Record<string, string>;
+}
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly title: string;
+  readonly errors: FieldError[] | undefined;
+  readonly headers: Record<string, string>;
+
+  constructor(init: ProblemInit) {
+    super(init.detail);
+    this.name = 'ApiError';
+    this.status = init.status;
+    this.code = init.code;
+    this.title = init.title;
+    this.errors = init.errors;
+    this.headers = init.headers ?? {};
+  }
+}
+
+/** 400 with one entry per bad field; `detail` summarises them all. */
+export function validationError(errors: FieldError[], code = 'PR100'): ApiError {
+  const detail = errors.length === 1 ? `${errors[0]!.field}: ${errors[0]!.message}` : `${errors.length} problems: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`;
+  return new ApiError({ status: 400, code, title: 'Bad Request', detail, errors });
+}
+
+export function badRequest(field: string, message: string, code = 'PR100'): ApiError {
+  return validationError([{ field, message }], code);
+}
+
+export function notFound(detail: string, code = 'PR404'): ApiError {
+  return new ApiError({ status: 404, code, title: 'Not Found', detail });
+}
+
+export function unauthorized(): ApiError {
+  // One message for missing, malformed, unknown, revoked and expired credentials, so a
+  // caller cannot probe which keys exist.
+  return new ApiError({
+    status: 401,
+    code: 'PR401',
+    title: 'Unauthorized',
+    detail: 'missing or invalid credentials: send a valid `api-key` header or `authorization: Bearer <JWT>`',
+    headers: { 'www-authenticate': 'ApiKey, Bearer' },
+  });
+}
+
+export function forbidden(detail: string): ApiError {
+  return new ApiError({ status: 403, code: 'PR403', title: 'Forbidden', detail });
+}
+
+export function tooManyRequests(retryAfterSeconds: number, detail: string): ApiError {
+  return new ApiError({
+    status: 429,
+    code: 'PR429',
+    title: 'Too Many Requests',
+    detail,
+    headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
+  });
+}
+
+export function unavailable(detail: string, retryAfterSeconds = 5): ApiError {
+  return new ApiError({ status: 503, code: 'PR503', title: 'Service Unavailable', detail, headers: { 'retry-after': String(retryAfterSeconds) } });
+}
+
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  instance: string;
+  code?: string;
+  requestId?: string;
+  errors?: FieldError[];
+}
+
+// A URN rather than a made-up web address: the problem code is the stable identifier.
+export const PROBLEM_TYPE_BASE = 'urn:partner-reports:problem:';
+
+export function problemBody(err: ApiError, instance: string, requestId: string): ProblemBody {
+  const body: ProblemBody = {
+    type: `${PROBLEM_TYPE_BASE}${err.code}`,
+    title: err.title,
+    status: err.status,
+    detail: err.message,
+    instance,
+    code: err.code,
+    requestId,
+  };
+  if (err.errors) body.errors = err.errors;
+  return body;
+}

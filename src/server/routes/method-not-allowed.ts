@@ -1,0 +1,37 @@
+/**
+ * 405 instead of 404 when the path exists with another method (contract section 1).
+ * Fastify answers 404 for any unrouted method, so every registered path gets a
+ * catch-all for the methods it does not serve, with an `Allow` header.
+ */
+import type { FastifyInstance, HTTPMethods } from 'fastify';
+import { ApiError } from '../errors.js';
+
+const METHODS: HTTPMethods[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+/** Call before the routes are added; call the returned function after the last one. */
+export function trackRoutesForMethodNotAllowed(app: FastifyInstance): () => void {
+  const byUrl = new Map<string, Set<string>>();
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const set = byUrl.get(route.url) ?? new Set<string>();
+    for (const m of methods) set.add(m);
+    byUrl.set(route.url, set);
+  });
+  return () => {
+    for (const [url, methods] of byUrl) {
+      if (url.startsWith('/docs')) continue;
+      const missing = METHODS.filter((m) => !methods.has(m));
+      if (!missing.length) continue;
+      const allow = [...methods].filter((m) => m !== 'HEAD').join(', ');
+      app.route({
+        method: missing,
+        url,
+        config: { public: true },
+        schema: { hide: true },
+        handler: async () => {
+          throw new ApiError({ status: 405, code: 'PR405', title: 'Method Not Allowed', detail: `this endpoint allows ${allow}`, headers: { allow } });
+        },
+      });
+    }
+  };
+}

@@ -1,0 +1,43 @@
+/**
+ * Listens and shuts down gracefully: on SIGTERM/SIGINT it stops accepting connections,
+ * lets in-flight requests finish (Fastify's close waits for them), then closes the
+ * database. A second signal exits at once.
+ */
+import type { Config } from '../config.js';
+import type { Database } from '../db/database.js';
+import { buildApp, type App } from './app.js';
+
+export interface RunningServer {
+  app: App;
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function startServer(config: Config, database: Database, opts: { handleSignals?: boolean } = {}): Promise<RunningServer> {
+  const app = await buildApp({ config, database });
+  const url = await app.listen({ port: config.port, host: config.host });
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      await app.close();
+      await database.close();
+    })();
+    return stopping;
+  };
+  if (opts.handleSignals !== false) {
+    const onSignal = (signal: string) => {
+      if (stopping) process.exit(1);
+      app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+      stop().then(
+        () => process.exit(0),
+        (err) => {
+          app.log.error({ err }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  }
+  return { app, url, stop };
+}
