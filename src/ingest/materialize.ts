@@ -1,8 +1,380 @@
 /**
- * Derived data, rebuilt inside the import transaction: top parent accounts, pipeline
- * attribution links and the materialized report tables (migration 0002).
- * (Filled in with the report engine.)
+ * Derived data, rebuilt inside the import transaction (so a failed import leaves it as
+ * it was): top parent accounts, pipeline-attribution links, and the materialized report
+ * tables of migration 0002.
+ *
+ * Every report table is rebuilt whole. Partner data crosses tenants (organization A's
+ * rows read partner B's accounts), so "what changed" is not local to the organizations
+ * in a bundle; a full rebuild is always right and costs seconds even at millions of rows.
+ *
+ * Masking happens here, once: a partner-account value the partner does not share is
+ * written as NULL (and left out of `partner_fields`), so no request can ever reach it.
  */
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { ACCOUNT_FIELDS, type AccountField } from '../reports/catalog/account-fields.js';
 
-export async function materialize(_db: Kysely<any>): Promise<void> {}
+type Pairs = ReadonlyArray<readonly [column: string, expression: string]>;
+
+const quote = (s: string) => `'${s.replace(/'/g, "''")}'`;
+
+/** SQL condition: the partnership `p` shares this account field. */
+function sharedCondition(f: AccountField): string {
+  return f.sharedBy.length === 1 ? `(p.shared_fields ? ${quote(f.sharedBy[0]!)})` : `(p.shared_fields ?| array[${f.sharedBy.map(quote).join(', ')}])`;
+}
+
+/** The partner-account value of `f`, or NULL when it is not shared. */
+function masked(f: AccountField): string {
+  return `case when ${sharedCondition(f)} then pa.${f.column} end`;
+}
+
+const byPath = (path: string): AccountField => {
+  const f = ACCOUNT_FIELDS.find((x) => x.field === path);
+  if (!f) throw new Error(`unknown account field ${path}`);
+  return f;
+};
+
+/** The `partnerFields` object: exactly the shared standard and custom fields. */
+function partnerFieldsExpression(): string {
+  const standard = ACCOUNT_FIELDS.map((f) => `case when ${sharedCondition(f)} then jsonb_build_object(${quote(f.partnerKey)}, pa.${f.column}) else '{}'::jsonb end`);
+  const custom = `coalesce((select jsonb_object_agg('partner' || lower(substr(s.f, 8)), pa.custom -> substr(s.f, 8))
+      from jsonb_array_elements_text(p.shared_fields) as s(f) where s.f like 'custom.%' and pa.crm_account_id is not null), '{}'::jsonb)`;
+  return [...standard, custom].join('\n      || ');
+}
+
+const text = (expr: string) => `lower(${expr}) collate "C", ${expr} collate "C"`;
+
+async function insert(db: Kysely<any>, table: string, pairs: Pairs, from: string): Promise<void> {
+  const columns = pairs.map(([c]) => c).join(', ');
+  const expressions = pairs.map(([, e]) => e).join(',\n    ');
+  await sql.raw(`insert into ${table} (${columns})\n  select ${expressions}\n  ${from}`).execute(db);
+}
+
+// ---- column groups (API name <- expression) -------------------------------------------
+
+const accountGlobal = (a: string): Pairs => [
+  ['account_type', `${a}.account_type`], ['crm_account_id', `${a}.crm_account_id`], ['duns_number', `${a}.duns_number`],
+  ['street', `${a}.street`], ['city', `${a}.city`], ['state', `${a}.state`], ['zip_code', `${a}.zip_code`], ['country', `${a}.country`],
+  ['industry', `${a}.industry`], ['territory', `${a}.territory`], ['divisions', `${a}.divisions`], ['website', `${a}.website`],
+  ['naics_code', `${a}.naics_code`], ['sic_code', `${a}.sic_code`], ['phone_number', `${a}.phone_number`], ['tax_id', `${a}.tax_id`],
+  ['nces_id', `${a}.nces_id`], ['annual_revenue', `${a}.annual_revenue`], ['account_acv', `${a}.account_acv`],
+  ['open_pipeline_amount', `${a}.open_pipeline_amount`], ['number_of_employees', `${a}.number_of_employees`],
+  ['open_opp_count', `${a}.open_opp_count`], ['closed_opp_count', `${a}.closed_opp_count`],
+  ['recent_open_opp_date', `${a}.recent_open_opp_date`], ['recent_closed_opp_date', `${a}.recent_closed_opp_date`],
+];
+
+/** Partner columns of the global reports, from tmp_matches `m` (already masked). */
+const partnerGlobal: Pairs = [
+  ['partner_count', 'pc.n'], ['partner_account_name', 'm.pa_name'], ['partner_org_name', 'm.partner_name'],
+  ['partner_account_type', 'm.pa_account_type'], ['partner_crm_account_id', 'm.pa_crm_account_id'],
+  ['partner_account_acv', 'm.pa_account_acv'], ['partner_open_pipeline_amount', 'm.pa_open_pipeline_amount'],
+  ['partner_open_opp', 'm.pa_open_opp_count'], ['partner_closed_opp', 'm.pa_closed_opp_count'],
+  ['partner_closed_opp_won_count', 'm.pa_closed_won_opp_count'], ['partner_first_match_date', 'm.first_match_date'],
+  ['partner_account_owner_name', 'm.pa_owner_name'], ['partner_account_owner_email', 'm.pa_owner_email'],
+  ['partner_account_owner_title', 'm.pa_owner_title'], ['partner_account_owner_phone', 'm.pa_owner_phone'],
+  ['partner_website', 'm.partner_website'], ['prm_record_id', 'm.prm_record_id'], ['partner_owner', 'm.p_owner_name'],
+  ['partner_owner_email', 'm.p_owner_email'], ['partner_owner_phone', 'm.p_owner_phone'], ['partner_org_partner_type', 'm.partner_type'],
+  ['partner_street', 'm.partner_street'], ['partner_city', 'm.partner_city'], ['partner_state', 'm.partner_state'],
+  ['partner_postal_code', 'm.partner_zip_code'], ['partner_country', 'm.partner_country'],
+  ['average_referral_deal_size', 'm.average_referral_deal_size'], ['partner_org_public_id', 'm.partner_public_id'],
+];
+
+/** Group A of spec 2.5 from account alias `a`. */
+const groupA = (a: string): Pairs => [
+  ['account_type', `${a}.account_type`], ['street', `${a}.street`], ['city', `${a}.city`], ['state', `${a}.state`],
+  ['zip_code', `${a}.zip_code`], ['country', `${a}.country`], ['website', `${a}.website`], ['industry', `${a}.industry`],
+  ['territory', `${a}.territory`], ['number_of_employees', `${a}.number_of_employees`], ['open_opp_count', `${a}.open_opp_count`],
+  ['closed_opp_count', `${a}.closed_opp_count`], ['closed_won_opp_count', `${a}.closed_won_opp_count`], ['is_customer', `${a}.is_customer`],
+  ['annual_revenue', `${a}.annual_revenue`], ['account_acv', `${a}.account_acv`], ['open_pipeline_amount', `${a}.open_pipeline_amount`],
+  ['sic_code', `${a}.sic_code`], ['naics_code', `${a}.naics_code`], ['nces_id', `${a}.nces_id`], ['duns_number', `${a}.duns_number`],
+  ['phone_number', `${a}.phone_number`], ['owner_name', `${a}.owner_name`], ['owner_email', `${a}.owner_email`],
+  ['owner_title', `${a}.owner_title`], ['owner_phone', `${a}.owner_phone`], ['owner_division', `${a}.owner_division`],
+];
+
+/** Group B from partnership `p` and partner organization `po` (never masked: caller's own record and public profile). */
+const groupB: Pairs = [
+  ['partner_street', 'po.street'], ['partner_city', 'po.city'], ['partner_state', 'po.state'], ['partner_country', 'po.country'],
+  ['partner_zip_code', 'po.zip_code'], ['partner_owner_name', 'p.owner_name'], ['partner_owner_email', 'p.owner_email'],
+  ['partner_owner_phone', 'p.owner_phone'], ['partner_type', 'p.partner_type'], ['partner_status', 'p.status'],
+  ['partner_website', 'po.website'], ['partner_crm_record_id', 'p.crm_record_id'], ['partner_prm_record_id', 'p.prm_record_id'],
+  ['partner_average_referral_deal_size', 'p.average_referral_deal_size'],
+];
+
+/** Group C from event `e`. */
+const groupC: Pairs = [
+  ['custom_event_campaign_id', "e.custom->>'campaignId'"], ['custom_event_lead_id', "e.custom->>'leadId'"],
+  ['custom_event_contact_id', "e.custom->>'contactId'"], ['custom_event_opportunity_id', "e.custom->>'opportunityId'"],
+  ['custom_event_detail_1', "e.custom->>'detail1'"], ['custom_event_detail_2', "e.custom->>'detail2'"], ['custom_event_note', "e.custom->>'note'"],
+];
+
+/** Event columns from event `e`, its type `et`, subtype `st`, partner `po`, top parent `tp`. */
+const eventColumns: Pairs = [
+  ['event_date', 'e.event_date'], ['event_type_code', 'e.event_type_code'], ['event_subtype_code', 'e.event_subtype_code'],
+  ['event_type_display_name', 'et.display_name'], ['event_subtype_display_name', 'st.display_name'], ['event_group_display_name', 'et.group_name'],
+  ['event_source', 'e.event_source'], ['event_name', 'e.event_name'], ['event_description', 'e.event_description'],
+  ['event_user_name', 'e.user_name'], ['event_user_email', 'e.user_email'], ['event_user_title', 'e.user_title'],
+  ['company_partner_public_id', 'po.public_id::text'], ['event_source_link', 'e.source_link'],
+  ['top_parent_crm_account_id', 'tp.crm_account_id'], ['top_parent_crm_account_name', 'tp.name'],
+];
+
+const ptStatus = (o: string) => `case when coalesce(${o}.is_closed, false) = false then 'OPEN' when ${o}.is_won then 'WON' else 'LOST' end`;
+
+/** The opp_* columns from opportunity `o` and its account `oa`. */
+const oppColumns: Pairs = [
+  ['opp_name', 'o.name'], ['opp_amount', 'o.amount'], ['opp_created_date', 'o.created_date'],
+  ['opp_crm_opportunity_id', 'o.crm_opportunity_id'], ['opp_crm_account_id', 'o.crm_account_id'], ['opp_stage_name', 'o.stage_name'],
+  ['opp_close_date', 'o.close_date'], ['opp_is_won', 'o.is_won'], ['opp_opportunity_type', 'o.opportunity_type'], ['opp_is_closed', 'o.is_closed'],
+  ['opp_opportunity_owner_name', 'o.owner_name'], ['opp_opportunity_owner_email', 'o.owner_email'],
+  ['opp_opportunity_owner_title', 'o.owner_title'], ['opp_opportunity_owner_phone', 'o.owner_phone'],
+  ['opp_last_modified_date', 'o.last_modified_date'], ['opp_account_name', 'oa.name'], ['opp_probability', 'o.probability'],
+  ['opp_expected_revenue', 'o.expected_revenue'], ['opp_pt_status', ptStatus('o')],
+];
+
+// ---- the build ------------------------------------------------------------------------
+
+export async function materialize(db: Kysely<any>): Promise<void> {
+  await computeTopParents(db);
+  await buildTemporaryTables(db);
+  for (const table of ['rpt_global_accounts', 'rpt_global_opportunities', 'rpt_attribution_events', 'rpt_new_opportunities', 'rpt_attribution_links', 'rpt_connected_partners', 'rpt_matched_accounts']) {
+    await sql.raw(`delete from ${table}`).execute(db);
+  }
+  await buildGlobalAccounts(db);
+  await buildGlobalOpportunities(db);
+  await buildAttributionEvents(db);
+  await buildPipelineAttribution(db);
+  await buildConnectedPartners(db);
+  await buildMatchedAccounts(db);
+  for (const t of ['tmp_matches', 'tmp_partner_counts', 'tmp_subtypes', 'tmp_links']) await sql.raw(`drop table if exists ${t}`).execute(db);
+}
+
+/** Follows parentCrmAccountId to the root (import has already rejected cycles and dangling parents). */
+async function computeTopParents(db: Kysely<any>): Promise<void> {
+  await sql`
+    with recursive tp as (
+      select org_id, crm_account_id, crm_account_id as top from accounts where parent_crm_account_id is null
+      union all
+      select a.org_id, a.crm_account_id, tp.top
+      from accounts a join tp on a.org_id = tp.org_id and a.parent_crm_account_id = tp.crm_account_id
+    )
+    update accounts a set top_parent_crm_account_id = tp.top
+    from tp
+    where a.org_id = tp.org_id and a.crm_account_id = tp.crm_account_id
+      and a.top_parent_crm_account_id is distinct from tp.top`.execute(db);
+}
+
+async function buildTemporaryTables(db: Kysely<any>): Promise<void> {
+  for (const t of ['tmp_matches', 'tmp_partner_counts', 'tmp_subtypes', 'tmp_links']) await sql.raw(`drop table if exists ${t}`).execute(db);
+  const pa = (path: string, as: string) => `${masked(byPath(path))} as ${as}`;
+  // Matches with CONNECTED partners only: pending and disconnected partners contribute nothing.
+  await sql
+    .raw(
+      `create temp table tmp_matches as
+  select m.org_id, m.crm_account_id, m.partner_org_id, m.partner_crm_account_id, m.first_match_date,
+    p.prm_record_id, p.crm_record_id, p.partner_type, p.owner_name as p_owner_name, p.owner_email as p_owner_email,
+    p.owner_phone as p_owner_phone, p.average_referral_deal_size,
+    po.public_id::text as partner_public_id, po.name as partner_name, po.website as partner_website, po.street as partner_street,
+    po.city as partner_city, po.state as partner_state, po.zip_code as partner_zip_code, po.country as partner_country,
+    ${pa('name', 'pa_name')}, ${pa('accountType', 'pa_account_type')}, ${pa('crmAccountId', 'pa_crm_account_id')},
+    ${pa('accountAcv', 'pa_account_acv')}, ${pa('openPipelineAmount', 'pa_open_pipeline_amount')},
+    ${pa('openOppCount', 'pa_open_opp_count')}, ${pa('closedOppCount', 'pa_closed_opp_count')},
+    ${pa('closedWonOppCount', 'pa_closed_won_opp_count')}, ${pa('owner.name', 'pa_owner_name')},
+    ${pa('owner.email', 'pa_owner_email')}, ${pa('owner.title', 'pa_owner_title')}, ${pa('owner.phone', 'pa_owner_phone')},
+    ${pa('city', 'pa_city')}, ${pa('state', 'pa_state')}, ${pa('country', 'pa_country')},
+    ${partnerFieldsExpression()} as partner_fields
+  from account_matches m
+  join partnerships p on p.org_id = m.org_id and p.partner_org_id = m.partner_org_id and p.status = 'CONNECTED'
+  join orgs po on po.id = m.partner_org_id
+  left join accounts pa on pa.org_id = m.partner_org_id and pa.crm_account_id = m.partner_crm_account_id`,
+    )
+    .execute(db);
+  await sql`create temp table tmp_partner_counts as
+    select org_id, crm_account_id, count(distinct partner_org_id) as n from tmp_matches group by org_id, crm_account_id`.execute(db);
+  await sql`create temp table tmp_subtypes as
+    select et.code, s->>'code' as subcode, s->>'displayName' as display_name
+    from event_types et cross join lateral jsonb_array_elements(et.subtypes) as s`.execute(db);
+}
+
+async function buildGlobalAccounts(db: Kysely<any>): Promise<void> {
+  await insert(
+    db,
+    'rpt_global_accounts',
+    [
+      ['org_id', 'm.org_id'],
+      ['rid', `row_number() over (partition by m.org_id order by ${text('a.name')}, a.crm_account_id collate "C", ${text('m.partner_name')}, m.partner_public_id, m.partner_crm_account_id collate "C")`],
+      ['partner_org_id', 'm.partner_org_id'],
+      ['account_name', 'a.name'], ['account_owner_name', 'a.owner_name'], ['account_owner_email', 'a.owner_email'],
+      ['account_owner_title', 'a.owner_title'], ['is_customer', 'a.is_customer'],
+      ...accountGlobal('a'),
+      ...partnerGlobal,
+      ['customownername', 'a.custom_owner_name'], ['customowneremail', 'a.custom_owner_email'], ['customownertitle', 'a.custom_owner_title'],
+      ['custom', 'a.custom'],
+    ],
+    `from tmp_matches m
+  join accounts a on a.org_id = m.org_id and a.crm_account_id = m.crm_account_id
+  join tmp_partner_counts pc on pc.org_id = m.org_id and pc.crm_account_id = m.crm_account_id`,
+  );
+}
+
+async function buildGlobalOpportunities(db: Kysely<any>): Promise<void> {
+  await insert(
+    db,
+    'rpt_global_opportunities',
+    [
+      ['org_id', 'm.org_id'],
+      ['rid', `row_number() over (partition by m.org_id order by ${text('a.name')}, ${text('o.name')}, o.crm_opportunity_id collate "C", ${text('m.partner_name')}, m.partner_public_id, m.partner_crm_account_id collate "C")`],
+      ['partner_org_id', 'm.partner_org_id'],
+      ['account_name', 'a.name'], ['org_name', 'org.name'], ['opportunity_name', 'o.name'], ['amount', 'o.amount'],
+      ['crm_created_date', 'o.created_date'], ['stage_name', 'o.stage_name'], ['close_date', 'o.close_date'],
+      ['opportunity_owner_name', 'o.owner_name'], ['opportunity_owner_email', 'o.owner_email'],
+      ['opportunity_owner_title', 'o.owner_title'], ['opportunity_owner_phone', 'o.owner_phone'],
+      ['opportunity_type', 'o.opportunity_type'], ['probability', 'o.probability'], ['expected_revenue', 'o.expected_revenue'],
+      ['is_closed', 'o.is_closed'], ['is_won', 'o.is_won'], ['last_modified_date', 'o.last_modified_date'],
+      ['crm_opportunity_id', 'o.crm_opportunity_id'],
+      ...accountGlobal('a'),
+      ...partnerGlobal,
+      ['custom', 'o.custom'],
+    ],
+    `from tmp_matches m
+  join accounts a on a.org_id = m.org_id and a.crm_account_id = m.crm_account_id
+  join opportunities o on o.org_id = m.org_id and o.crm_account_id = m.crm_account_id
+  join orgs org on org.id = m.org_id
+  join tmp_partner_counts pc on pc.org_id = m.org_id and pc.crm_account_id = m.crm_account_id`,
+  );
+}
+
+/** Joins shared by the two event-based tables: event `e` with account `a`, top parent `tp`, type, subtype, partner. */
+const EVENT_JOINS = `
+  join accounts a on a.org_id = e.org_id and a.crm_account_id = e.crm_account_id
+  join accounts tp on tp.org_id = a.org_id and tp.crm_account_id = a.top_parent_crm_account_id
+  join partnerships p on p.org_id = e.org_id and p.partner_org_id = e.partner_org_id and p.status = 'CONNECTED'
+  join orgs po on po.id = e.partner_org_id
+  left join event_types et on et.code = e.event_type_code
+  left join tmp_subtypes st on st.code = e.event_type_code and st.subcode = e.event_subtype_code`;
+
+async function buildAttributionEvents(db: Kysely<any>): Promise<void> {
+  await insert(
+    db,
+    'rpt_attribution_events',
+    [
+      ['org_id', 'e.org_id'],
+      ['rid', 'row_number() over (partition by e.org_id order by e.event_date desc, e.event_id collate "C")'],
+      ['partner_org_id', 'e.partner_org_id'],
+      ['account_name', 'a.name'], ['partner_org_name', 'po.name'], ['crm_account_id', 'a.crm_account_id'],
+      ...eventColumns,
+      ...groupC,
+      ...groupA('a'),
+      ...groupB,
+      ['custom', 'a.custom || e.custom'],
+    ],
+    `from events e ${EVENT_JOINS}`,
+  );
+}
+
+/**
+ * Pipeline attribution (contract section 6): event E (account a, partner p, date d) is
+ * linked to opportunity O of the same organization when both accounts share a top parent
+ * and d <= O.createdDate <= d + W days. An opportunity with at least one link is new.
+ */
+async function buildPipelineAttribution(db: Kysely<any>): Promise<void> {
+  await sql`create temp table tmp_links as
+    select e.org_id, e.event_id, o.crm_opportunity_id
+    from events e
+    join orgs org on org.id = e.org_id
+    join partnerships p on p.org_id = e.org_id and p.partner_org_id = e.partner_org_id and p.status = 'CONNECTED'
+    join accounts ea on ea.org_id = e.org_id and ea.crm_account_id = e.crm_account_id
+    join accounts oa on oa.org_id = e.org_id and oa.top_parent_crm_account_id = ea.top_parent_crm_account_id
+    join opportunities o on o.org_id = oa.org_id and o.crm_account_id = oa.crm_account_id
+    where o.created_date >= e.event_date
+      and o.created_date <= e.event_date + org.attribution_window_days::bigint * 86400`.execute(db);
+
+  await insert(
+    db,
+    'rpt_new_opportunities',
+    [
+      ['org_id', 'o.org_id'],
+      ['rid', 'row_number() over (partition by o.org_id order by o.created_date desc, o.crm_opportunity_id collate "C")'],
+      ['top_parent_crm_account_id', 'tp.crm_account_id'], ['top_parent_crm_account_name', 'tp.name'],
+      ...oppColumns,
+      ['custom', 'o.custom'],
+    ],
+    `from opportunities o
+  join accounts oa on oa.org_id = o.org_id and oa.crm_account_id = o.crm_account_id
+  join accounts tp on tp.org_id = oa.org_id and tp.crm_account_id = oa.top_parent_crm_account_id
+  where exists (select 1 from tmp_links l where l.org_id = o.org_id and l.crm_opportunity_id = o.crm_opportunity_id)`,
+  );
+
+  await insert(
+    db,
+    'rpt_attribution_links',
+    [
+      ['org_id', 'e.org_id'],
+      ['rid', 'row_number() over (partition by e.org_id order by o.created_date desc, o.crm_opportunity_id collate "C", e.event_date desc, e.event_id collate "C")'],
+      ['opp_rid', 'n.rid'],
+      ['partner_org_id', 'e.partner_org_id'],
+      ['account_name', 'oa.name'], ['partner_org_name', 'po.name'],
+      ['number_days_to_new_opp', 'floor((o.created_date - e.event_date) / 86400.0)::bigint'],
+      ...eventColumns,
+      ...oppColumns,
+      ...groupC,
+      ...groupA('oa'),
+      ...groupB,
+      ['custom', 'oa.custom || e.custom || o.custom'],
+    ],
+    `from tmp_links l
+  join events e on e.org_id = l.org_id and e.event_id = l.event_id
+  join opportunities o on o.org_id = l.org_id and o.crm_opportunity_id = l.crm_opportunity_id
+  join accounts oa on oa.org_id = o.org_id and oa.crm_account_id = o.crm_account_id
+  join rpt_new_opportunities n on n.org_id = o.org_id and n.opp_crm_opportunity_id = o.crm_opportunity_id
+  ${EVENT_JOINS}`,
+  );
+}
+
+async function buildConnectedPartners(db: Kysely<any>): Promise<void> {
+  // MUTUAL: connected in both directions. The partner's own partnership record decides
+  // when the bundle has one; otherwise the caller's `mutual` flag does.
+  await insert(
+    db,
+    'rpt_connected_partners',
+    [
+      ['org_id', 'p.org_id'],
+      ['rid', `row_number() over (partition by p.org_id order by ${text('po.name')}, po.public_id)`],
+      ['partner_org_id', 'p.partner_org_id'],
+      ['mutual', `coalesce(case when r.status is not null then r.status = 'CONNECTED' end, p.mutual, false)`],
+      ['partner_name', 'po.name'], ['partner_website', 'po.website'], ['company_partner_public_id', 'po.public_id::text'],
+      ['partner_type', 'p.partner_type'], ['recommended', 'p.recommended'], ['first_connected_date', 'p.first_connected_date'],
+      ['most_recent_connected_date', 'p.most_recent_connected_date'], ['last_partner_sheet_upload_date', 'p.last_partner_sheet_upload_date'],
+      ['active_connections', 'p.active_connections'], ['spreadsheets_shared', 'p.spreadsheets_shared'],
+      ['partner_owner', 'p.owner_name'], ['partner_owner_email', 'p.owner_email'], ['partner_owner_phone', 'p.owner_phone'],
+    ],
+    `from partnerships p
+  join orgs po on po.id = p.partner_org_id
+  left join partnerships r on r.org_id = p.partner_org_id and r.partner_org_id = p.org_id
+  where p.status = 'CONNECTED'`,
+  );
+}
+
+async function buildMatchedAccounts(db: Kysely<any>): Promise<void> {
+  // mapByLocations compares with the partner's SHARED city/state/country only: matching
+  // on an unshared value would let a filter reveal it.
+  await insert(
+    db,
+    'rpt_matched_accounts',
+    [
+      ['org_id', 'm.org_id'],
+      ['rid', `row_number() over (partition by m.org_id order by ${text('a.name')}, a.crm_account_id collate "C", m.partner_public_id, m.partner_crm_account_id collate "C")`],
+      ['partner_org_id', 'm.partner_org_id'],
+      ['same_location', `coalesce(lower(a.country) = lower(m.pa_country) and lower(a.state) = lower(m.pa_state) and lower(a.city) = lower(m.pa_city), false)`],
+      ['account_name', 'a.name'], ['duns_number', 'a.duns_number'], ['company_partner_public_id', 'm.partner_public_id'],
+      ['crm_record_id', 'm.crm_record_id'], ['prm_record_id', 'm.prm_record_id'], ['partner_type', 'm.partner_type'],
+      ['account_type', 'a.account_type'], ['city', 'a.city'], ['country', 'a.country'], ['crm_account_id', 'a.crm_account_id'],
+      ['parent_account_id', 'a.parent_crm_account_id'], ['divisions', 'a.divisions'], ['industry', 'a.industry'],
+      ['naics_code', 'a.naics_code'], ['nces_id', 'a.nces_id'], ['sic_code', 'a.sic_code'], ['state', 'a.state'],
+      ['street', 'a.street'], ['territory', 'a.territory'], ['website', 'a.website'], ['zip_code', 'a.zip_code'],
+      ['company_partner_name', 'm.partner_name'], ['partner_owner', 'm.p_owner_name'], ['avg_deal_size', 'm.average_referral_deal_size'],
+      ['annual_revenue', 'a.annual_revenue'], ['is_customer', 'a.is_customer'], ['number_of_employees', 'a.number_of_employees'],
+      ['open_opp_count', 'a.open_opp_count'], ['closed_opp_count', 'a.closed_opp_count'],
+      ['custom', 'a.custom'], ['partner_fields', 'm.partner_fields'],
+    ],
+    `from tmp_matches m
+  join accounts a on a.org_id = m.org_id and a.crm_account_id = m.crm_account_id`,
+  );
+}

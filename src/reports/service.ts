@@ -1,13 +1,160 @@
-/** Placeholder until the report engine lands (issue 3). */
+/**
+ * The report pipeline behind the HTTP routes: request -> plan -> query -> render, for
+ * every report and operation. Routes hand over the caller and the raw query/body; this
+ * module returns what they send. Dependencies (database, clock) are passed in.
+ */
+import type { Readable } from 'node:stream';
+import { sql, type RawBuilder } from 'kysely';
 import type { Database } from '../db/database.js';
+import type { Caller } from '../server/access/caller.js';
+import { badRequest, notFound, type FieldError } from '../server/errors.js';
+import { findReport, filterTypeOf, type ReportDefinition, type ReportId } from './catalog/index.js';
+import { loadOrgMetadata, type OrgMetadata } from './metadata.js';
+import { buildPlan, customColumns, type ChannelOptions, type Plan } from './plan.js';
+import { batchQuery, countQuery, distinctValuesQuery, rangeQuery, recordsQuery, sortKeys } from './query.js';
+import { dashboardQueries } from './query-dashboard.js';
+import { parsePaging, parseReportBody, throwIfErrors, type Paging } from './request.js';
+import { csvStream } from './render/csv.js';
+import { renderDashboard, type Dashboard } from './render/dashboard.js';
+import { columnMetadata, type ColumnMetadata } from './render/columns.js';
+import { filterValuesPage, rangeItem, type FilterValuesPage } from './render/filter-values.js';
+import { pageEnvelope, type PageEnvelope } from './render/page.js';
+import { renderRow, type ReportRow } from './render/rows.js';
 
 export interface ReportServiceDeps {
   database: Database;
+  /** Milliseconds since the epoch. */
   clock: () => number;
 }
 
-export type ReportService = ReportServiceDeps;
+export interface ReportCall {
+  caller: Caller;
+  reportId: string;
+  query: Record<string, unknown>;
+  body: Record<string, unknown>;
+  channel?: ChannelOptions;
+}
+
+export interface EventTypeListing {
+  code: string;
+  displayName: string;
+  group: string;
+  subtypes: { code: string; displayName: string }[];
+}
+
+export interface ReportService {
+  records(call: ReportCall): Promise<PageEnvelope<ReportRow>>;
+  filterData(call: ReportCall): Promise<FilterValuesPage>;
+  columns(call: ReportCall): Promise<ColumnMetadata[]>;
+  download(call: ReportCall): Promise<{ filename: string; stream: Readable }>;
+  dashboard(call: ReportCall): Promise<Dashboard>;
+  eventTypes(): Promise<EventTypeListing[]>;
+  /** The columns of a report for this caller without a request (report-names). */
+  standardColumns(report: ReportDefinition, caller: Caller): Promise<ColumnMetadata[]>;
+}
+
+const CSV_BATCH = 2000;
 
 export function createReportService(deps: ReportServiceDeps): ReportService {
-  return deps;
+  const { db } = deps.database;
+
+  const report = (id: string, allowed: 'analytics' | 'channel'): ReportDefinition => {
+    const def = findReport(id);
+    const isChannel = def?.id.startsWith('PARTNER_ORG_') ?? false;
+    if (!def || isChannel !== (allowed === 'channel')) throw notFound(`unknown report type "${id}"`);
+    return def;
+  };
+
+  const metadata = (caller: Caller): Promise<OrgMetadata> => loadOrgMetadata(db, caller.orgId);
+
+  const run = async <T>(query: RawBuilder<unknown>): Promise<T[]> => (await query.execute(db)).rows as T[];
+
+  async function plan(call: ReportCall, paging: Paging, excludeFilterOn?: string): Promise<Plan> {
+    const def = report(call.reportId, call.channel ? 'channel' : 'analytics');
+    const meta = await metadata(call.caller);
+    const input = { report: def, meta, body: parseReportBody(call.body), paging, nowSeconds: Math.floor(deps.clock() / 1000) };
+    return buildPlan({ ...input, ...(call.channel ? { channel: call.channel } : {}), ...(excludeFilterOn ? { excludeFilterOn } : {}) });
+  }
+
+  function paging(query: Record<string, unknown>): Paging {
+    const errors: FieldError[] = [];
+    const p = parsePaging(query, errors);
+    throwIfErrors(errors);
+    return p;
+  }
+
+  return {
+    async records(call) {
+      const p = await plan(call, paging(call.query));
+      const [rows, count] = await Promise.all([run<Record<string, unknown>>(recordsQuery(p)), run<{ n: number }>(countQuery(p))]);
+      return pageEnvelope(rows.map((r) => renderRow(p, r)), Number(count[0]?.n ?? 0), p.page, p.size, p.sorted);
+    },
+
+    async filterData(call) {
+      const errors: FieldError[] = [];
+      const pg = parsePaging(call.query, errors);
+      const field = call.query.filterField;
+      if (typeof field !== 'string' || field === '') errors.push({ field: 'filterField', message: 'is required: the column to list values of' });
+      const filterSearch = call.query.filterSearch;
+      if (filterSearch !== undefined && typeof filterSearch !== 'string') errors.push({ field: 'filterSearch', message: 'must be given once, as a string' });
+      throwIfErrors(errors);
+      const p = await plan(call, { ...pg, sort: [] }, field as string);
+      const aliases = p.report.aliases ?? {};
+      const column = p.columns.find((c) => c.key === (aliases[field as string] ?? field));
+      if (!column) throw badRequest('filterField', `unknown column "${String(field)}"; columns of ${p.report.id}: ${p.columns.map((c) => c.key).join(', ')}`);
+      if (filterTypeOf(column.type) !== 'STRING') {
+        const [range] = await run<{ min: number | null; max: number | null }>(rangeQuery(p, column));
+        return rangeItem(column, range?.min ?? null, range?.max ?? null, pg.page, pg.size);
+      }
+      const q = distinctValuesQuery(p, column, (filterSearch as string | undefined) || undefined, pg.page, pg.size);
+      const [values, count] = await Promise.all([run<{ v: string }>(q.rows), run<{ n: number }>(q.count)]);
+      return filterValuesPage(values.map((v) => v.v), Number(count[0]?.n ?? 0), pg.page, pg.size);
+    },
+
+    async columns(call) {
+      const p = await plan(call, { page: 0, size: 1, sort: [] });
+      return columnMetadata(p.columns, p.report);
+    },
+
+    async download(call) {
+      const p = await plan(call, { ...paging(call.query), page: 0 });
+      const keyCount = sortKeys(p).length;
+      async function* batches(): AsyncGenerator<Array<Record<string, unknown>>> {
+        let after: unknown[] | null = null;
+        for (;;) {
+          const rows: Array<Record<string, unknown>> = await run<Record<string, unknown>>(batchQuery(p, after, CSV_BATCH));
+          if (rows.length === 0) return;
+          yield rows;
+          if (rows.length < CSV_BATCH) return;
+          const last: Record<string, unknown> = rows[rows.length - 1]!;
+          after = Array.from({ length: keyCount }, (_, i): unknown => last[`k${i}`] ?? null);
+        }
+      }
+      const date = new Date(deps.clock()).toISOString().slice(0, 10);
+      return { filename: `${p.report.id}-${date}.csv`, stream: csvStream(p, batches()) };
+    },
+
+    async dashboard(call) {
+      const p = await plan(call, { page: 0, size: 1, sort: [] });
+      const q = dashboardQueries(p);
+      const [totals, byPartner, byEventType] = await Promise.all([run<Record<string, unknown>>(q.totals), run<Record<string, unknown>>(q.byPartner), q.byEventType ? run<Record<string, unknown>>(q.byEventType) : Promise.resolve(undefined)]);
+      return renderDashboard(p.report.id as ReportId, totals[0] ?? {}, byPartner, byEventType);
+    },
+
+    async eventTypes() {
+      const rows = await run<{ code: string; display_name: string; group_name: string; subtypes: unknown }>(sql`select code, display_name, group_name, subtypes from event_types order by position, code`);
+      return rows.map((r) => ({
+        code: r.code,
+        displayName: r.display_name,
+        group: r.group_name,
+        subtypes: (Array.isArray(r.subtypes) ? r.subtypes : []).map((s: { code: string; displayName: string }) => ({ code: s.code, displayName: s.displayName })),
+      }));
+    },
+
+    async standardColumns(def, caller) {
+      const meta = await metadata(caller);
+      return columnMetadata([...def.columns, ...customColumns(def, meta)], def);
+    },
+  };
 }
+

@@ -1,4 +1,82 @@
-import type { FastifyInstance } from 'fastify';
+/**
+ * HTTP shell of the channel-ecosystem reports (spec 4.5). The report is chosen by
+ * `channelReportType` in the body; the same report service (catalog, planner, query,
+ * renderers) serves it as it serves the report-analytics reports.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { CHANNEL_REPORTS, CHANNEL_REPORT_IDS } from '../../reports/catalog/index.js';
 import type { ReportService } from '../../reports/service.js';
+import { badRequest } from '../errors.js';
+import {
+  ChannelColumnsSchema,
+  ChannelFilterDataSchema,
+  ChannelRecordsSchema,
+  ColumnMetadataSchema,
+  ERROR_RESPONSES,
+  FilterDataQuerySchema,
+  FilterValuesSchema,
+  PagingQuerySchema,
+  ProblemSchema,
+  envelopeSchema,
+} from './schemas.js';
 
-export function registerChannelEcosystemRoutes(_app: FastifyInstance, _deps: { reports: ReportService }): void {}
+type Req = FastifyRequest<{ Body: Record<string, unknown>; Querystring: Record<string, unknown> }>;
+
+const BODY_ONLY = new Set(['channelReportType', 'matchingType', 'companyPartnerPublicId', 'mapByLocations', 'byOrg']);
+
+/** Splits the channel body into the report's ReportRequest part and the channel options. */
+function channelCall(request: Req) {
+  const body = request.body ?? {};
+  const type = body.channelReportType;
+  if (typeof type !== 'string' || !CHANNEL_REPORT_IDS.includes(type)) {
+    throw badRequest('channelReportType', type === undefined ? `is required: one of ${CHANNEL_REPORT_IDS.join(', ')}` : `must be one of ${CHANNEL_REPORT_IDS.join(', ')}, got ${JSON.stringify(type)}`);
+  }
+  const reportBody = Object.fromEntries(Object.entries(body).filter(([k]) => !BODY_ONLY.has(k)));
+  return {
+    caller: request.caller,
+    reportId: type,
+    query: request.query ?? {},
+    body: reportBody,
+    channel: {
+      matchingType: body.matchingType as string | undefined,
+      companyPartnerPublicId: body.companyPartnerPublicId as string | undefined,
+      mapByLocations: body.mapByLocations === true,
+    },
+  };
+}
+
+export function registerChannelEcosystemRoutes(app: FastifyInstance, deps: { reports: ReportService }): void {
+  const { reports } = deps;
+  const tags = ['channel-ecosystem'];
+  const anyRow = Type.Object({}, { additionalProperties: true, description: 'A connected partner organization or a matched account (spec 2.10)' });
+
+  app.post('/v1/channelecosystem/records', {
+    schema: { tags, summary: 'A page of a channel report', querystring: PagingQuerySchema, body: ChannelRecordsSchema, response: { 200: envelopeSchema(anyRow), ...ERROR_RESPONSES } },
+    handler: async (request: Req) => reports.records(channelCall(request)),
+  });
+
+  app.post('/v1/channelecosystem/columns', {
+    schema: { tags, summary: 'Column metadata of a channel report (spec 2.11)', body: ChannelColumnsSchema, response: { 200: Type.Array(ColumnMetadataSchema), ...ERROR_RESPONSES } },
+    handler: async (request: Req) => reports.columns(channelCall(request)),
+  });
+
+  app.post('/v1/channelecosystem/filterdata', {
+    schema: { tags, summary: 'Values of one column of a channel report', querystring: FilterDataQuerySchema, body: ChannelFilterDataSchema, response: { 200: FilterValuesSchema, ...ERROR_RESPONSES } },
+    handler: async (request: Req) => reports.filterData(channelCall(request)),
+  });
+
+  app.get('/v1/channelecosystem/report-names', {
+    schema: {
+      tags,
+      summary: 'The channel report types with their standard columns',
+      response: {
+        200: Type.Array(Type.Object({ channelReportType: Type.String(), displayName: Type.String(), columns: Type.Array(ColumnMetadataSchema) })),
+        401: ProblemSchema,
+        429: ProblemSchema,
+      },
+    },
+    handler: async (request) =>
+      Promise.all(CHANNEL_REPORTS.map(async (r) => ({ channelReportType: r.id, displayName: r.title, columns: await reports.standardColumns(r, request.caller) }))),
+  });
+}

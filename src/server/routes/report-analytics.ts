@@ -1,4 +1,128 @@
-import type { FastifyInstance } from 'fastify';
+/**
+ * HTTP shell of the report-analytics reports (spec 4.2). One literal route per report and
+ * operation, so the OpenAPI document shows each report's own row schema; a parametric
+ * fallback answers unknown report types with a 404 naming the valid ones. Handlers only
+ * hand the caller, query and body to the report service.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { ANALYTICS_REPORTS, ANALYTICS_REPORT_IDS } from '../../reports/catalog/index.js';
+import type { ReportDefinition } from '../../reports/catalog/types.js';
 import type { ReportService } from '../../reports/service.js';
+import { notFound } from '../errors.js';
+import {
+  ColumnMetadataSchema,
+  DashboardSchema,
+  ERROR_RESPONSES,
+  FilterDataQuerySchema,
+  FilterValuesSchema,
+  PagingQuerySchema,
+  ProblemSchema,
+  ReportRequestSchema,
+  envelopeSchema,
+  rowSchema,
+} from './schemas.js';
 
-export function registerReportAnalyticsRoutes(_app: FastifyInstance, _deps: { reports: ReportService }): void {}
+const BASE = '/v1/report-analytics/report';
+const OPERATIONS = ['records', 'filterdata', 'columns', 'download', 'dashboard'] as const;
+
+type Req = FastifyRequest<{ Body: Record<string, unknown>; Querystring: Record<string, unknown> }>;
+
+const call = (report: ReportDefinition, request: Req) => ({
+  caller: request.caller,
+  reportId: report.id,
+  query: request.query ?? {},
+  body: request.body ?? {},
+});
+
+export function registerReportAnalyticsRoutes(app: FastifyInstance, deps: { reports: ReportService }): void {
+  const { reports } = deps;
+  for (const report of ANALYTICS_REPORTS) {
+    const url = `${BASE}/${report.id}`;
+    const tags = ['report-analytics'];
+    const row = rowSchema(report);
+
+    app.post(`${url}/records`, {
+      schema: {
+        tags,
+        summary: `${report.title}: a page of rows`,
+        description: `Rows of ${report.id} in the page envelope. Default order: ${report.defaultOrder}.`,
+        querystring: PagingQuerySchema,
+        body: ReportRequestSchema,
+        response: { 200: envelopeSchema(row), ...ERROR_RESPONSES },
+      },
+      handler: async (request: Req) => reports.records(call(report, request)),
+    });
+
+    app.post(`${url}/filterdata`, {
+      schema: {
+        tags,
+        summary: `${report.title}: values of one column`,
+        description: 'Distinct values (string and boolean columns) or min/max (number, currency, date columns) over the rows the body selects, ignoring the filter on filterField itself.',
+        querystring: FilterDataQuerySchema,
+        body: ReportRequestSchema,
+        response: { 200: FilterValuesSchema, ...ERROR_RESPONSES },
+      },
+      handler: async (request: Req) => reports.filterData(call(report, request)),
+    });
+
+    app.post(`${url}/columns`, {
+      schema: {
+        tags,
+        summary: `${report.title}: column metadata`,
+        body: ReportRequestSchema,
+        response: { 200: Type.Array(ColumnMetadataSchema), ...ERROR_RESPONSES },
+      },
+      handler: async (request: Req) => reports.columns(call(report, request)),
+    });
+
+    app.post(`${url}/download`, {
+      schema: {
+        tags,
+        summary: `${report.title}: every matching row as CSV`,
+        description: 'text/csv; charset=utf-8, streamed; header row of column keys; RFC 4180 quoting, CRLF.',
+        querystring: PagingQuerySchema,
+        body: ReportRequestSchema,
+        produces: ['text/csv'],
+        response: { 200: { description: 'CSV file', content: { 'text/csv': { schema: { type: 'string' } } } }, ...ERROR_RESPONSES },
+      },
+      handler: async (request: Req, reply: FastifyReply) => {
+        const { filename, stream } = await reports.download(call(report, request));
+        return reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${filename}"`).send(stream);
+      },
+    });
+
+    app.post(`${url}/dashboard`, {
+      schema: {
+        tags,
+        summary: `${report.title}: totals and per-partner breakdown`,
+        body: ReportRequestSchema,
+        response: { 200: DashboardSchema, ...ERROR_RESPONSES },
+      },
+      handler: async (request: Req) => reports.dashboard(call(report, request)),
+    });
+  }
+
+  // Unknown report types: 404 naming the valid ones (static routes above win over this).
+  for (const op of OPERATIONS) {
+    app.post(`${BASE}/:reportType/${op}`, {
+      schema: { hide: true, response: { 404: ProblemSchema } },
+      handler: async (request: FastifyRequest<{ Params: { reportType: string } }>) => {
+        throw notFound(`unknown reportType "${request.params.reportType}"; valid report types: ${ANALYTICS_REPORT_IDS.join(', ')}`);
+      },
+    });
+  }
+
+  app.get('/v1/attribution/event-types', {
+    schema: {
+      tags: ['report-analytics'],
+      summary: 'Valid eventTypeCodes with their subtypes',
+      response: {
+        200: Type.Array(Type.Object({ code: Type.String(), displayName: Type.String(), group: Type.String(), subtypes: Type.Array(Type.Object({ code: Type.String(), displayName: Type.String() })) })),
+        401: ProblemSchema,
+        429: ProblemSchema,
+      },
+    },
+    handler: async () => reports.eventTypes(),
+  });
+}

@@ -1,0 +1,42 @@
+/** PIPELINE_ATTRIBUTION_SUMMARY (spec 2.4): one new opportunity with counters over the linked events the context selects. */
+import { column } from './column.js';
+import type { ReportDefinition } from './types.js';
+
+export const PIPELINE_ATTRIBUTION_SUMMARY: ReportDefinition = {
+  id: 'PIPELINE_ATTRIBUTION_SUMMARY',
+  title: 'Pipeline Attribution Summary',
+  table: 'rpt_new_opportunities',
+  shape: 'summary',
+  context: 'events-and-opportunities',
+  customEntities: ['opportunity'],
+  defaultOrder: 'opp_created_date descending, then opp_crm_opportunity_id',
+  columns: [
+    column('top_parent_crm_account_name', 'string'),
+    column('opp_name', 'string'),
+    column('opp_amount', 'currency'),
+    column('opp_created_date', 'date'),
+    column('action_lists_created_count', 'number', { group: 'counters' }),
+    column('action_list_downloads_count', 'number', { group: 'counters' }),
+    column('workflows_initiated_count', 'number', { group: 'counters' }),
+    column('workflow_intros_completed_count', 'number', { group: 'counters' }),
+    column('total_attribution_events', 'number', { group: 'counters' }),
+    column('total_partners', 'number', { group: 'counters' }),
+    column('top_parent_crm_account_id', 'string'),
+    column('opp_crm_opportunity_id', 'string'),
+    column('opp_crm_account_id', 'string'),
+    column('opp_stage_name', 'string'),
+    column('opp_close_date', 'date'),
+    column('opp_is_won', 'boolean'),
+    column('opp_opportunity_type', 'string'),
+    column('opp_is_closed', 'boolean'),
+    column('opp_opportunity_owner_name', 'name'),
+    column('opp_opportunity_owner_email', 'email'),
+    column('opp_opportunity_owner_title', 'title'),
+    column('opp_opportunity_owner_phone', 'phone'),
+    column('opp_last_modified_date', 'date'),
+    column('opp_account_name', 'string'),
+    column('opp_probability', 'number'),
+    column('opp_expected_revenue', 'currency'),
+    column('opp_pt_status', 'string'),
+  ],
+};

@@ -1,0 +1,96 @@
+/**
+ * Query stage, dashboards: totals and per-partner breakdowns over the filtered rows of a
+ * report (contract section 5). Amounts that belong to an account or an opportunity are
+ * summed once per account / opportunity, not once per partner row.
+ */
+import { sql, type RawBuilder } from 'kysely';
+import type { Plan } from './plan.js';
+import { filteredRelation, scopeConditions } from './query.js';
+
+type Sql = RawBuilder<unknown>;
+
+export interface DashboardQueries {
+  totals: Sql;
+  byPartner: Sql;
+  byEventType?: Sql;
+}
+
+export function dashboardQueries(plan: Plan): DashboardQueries {
+  const f = filteredRelation(plan);
+  switch (plan.report.id) {
+    case 'GLOBAL_VERTICAL_ACCOUNTS':
+      return {
+        totals: sql`select count(distinct m.crm_account_id) as overlapping_accounts, count(*) as overlaps,
+            count(distinct m.partner_org_id) as partners,
+            count(distinct m.crm_account_id) filter (where m.is_customer) as customers,
+            (select coalesce(sum(a.p), 0) from (select max(m2.open_pipeline_amount) as p from ${filteredRelationAs(plan, 'm2')} group by m2.crm_account_id) a) as open_pipeline_amount,
+            (select coalesce(sum(a.v), 0) from (select max(m2.account_acv) as v from ${filteredRelationAs(plan, 'm2')} group by m2.crm_account_id) a) as account_acv
+          from ${f}`,
+        byPartner: sql`select m.partner_org_public_id as partner_public_id, m.partner_org_name as partner_name, count(*) as overlaps,
+            count(distinct m.crm_account_id) as overlapping_accounts, coalesce(sum(m.open_pipeline_amount), 0) as open_pipeline_amount
+          from ${f} group by m.partner_org_public_id, m.partner_org_name order by overlaps desc, lower(m.partner_org_name) collate "C", m.partner_org_public_id`,
+      };
+    case 'GLOBAL_VERTICAL_OPPORTUNITIES': {
+      const perOpp = sql`(select m2.crm_opportunity_id, max(m2.amount) as amount, bool_or(m2.is_won) as won, bool_or(coalesce(m2.is_closed, false)) as closed from ${filteredRelationAs(plan, 'm2')} group by m2.crm_opportunity_id) o`;
+      return {
+        totals: sql`select count(distinct m.crm_opportunity_id) as opportunities, count(*) as overlaps,
+            count(distinct m.crm_account_id) as accounts, count(distinct m.partner_org_id) as partners,
+            (select coalesce(sum(o.amount), 0) from ${perOpp}) as amount,
+            (select coalesce(sum(o.amount) filter (where o.won), 0) from ${perOpp}) as won_amount,
+            (select coalesce(sum(o.amount) filter (where not o.closed), 0) from ${perOpp}) as open_amount
+          from ${f}`,
+        byPartner: sql`select p.partner_public_id, p.partner_name, count(*) as opportunities, sum(p.rows) as overlaps, coalesce(sum(p.amount), 0) as amount
+          from (select m.partner_org_public_id as partner_public_id, m.partner_org_name as partner_name, m.crm_opportunity_id, count(*) as rows, max(m.amount) as amount
+                from ${f} group by 1, 2, 3) p
+          group by p.partner_public_id, p.partner_name order by opportunities desc, lower(p.partner_name) collate "C", p.partner_public_id`,
+      };
+    }
+    case 'ATTRIBUTION_EVENTS':
+      return {
+        totals: sql`select count(*) as events, count(distinct m.crm_account_id) as accounts, count(distinct m.partner_org_id) as partners from ${f}`,
+        byPartner: sql`select m.company_partner_public_id as partner_public_id, m.partner_org_name as partner_name, count(*) as events
+          from ${f} group by 1, 2 order by events desc, lower(m.partner_org_name) collate "C", 1`,
+        byEventType: sql`select m.event_type_code as code, max(m.event_type_display_name) as display_name, count(*) as events
+          from ${f} group by 1 order by events desc, 1`,
+      };
+    case 'PIPELINE_ATTRIBUTION_DETAIL': {
+      const perOpp = sql`(select m2.opp_crm_opportunity_id, max(m2.opp_amount) as amount, bool_or(m2.opp_is_won) as won from ${filteredRelationAs(plan, 'm2')} group by 1) o`;
+      return {
+        totals: sql`select count(distinct m.opp_crm_opportunity_id) as new_opportunities, count(*) as events,
+            count(distinct m.partner_org_id) as partners, avg(m.number_days_to_new_opp)::double precision as average_days_to_new_opp,
+            (select coalesce(sum(o.amount), 0) from ${perOpp}) as pipeline,
+            (select coalesce(sum(o.amount) filter (where o.won), 0) from ${perOpp}) as won_amount
+          from ${f}`,
+        byPartner: sql`select p.partner_public_id, p.partner_name, sum(p.events) as events, count(*) as new_opportunities, coalesce(sum(p.amount), 0) as pipeline
+          from (select m.company_partner_public_id as partner_public_id, m.partner_org_name as partner_name, m.opp_crm_opportunity_id, count(*) as events, max(m.opp_amount) as amount
+                from ${f} group by 1, 2, 3) p
+          group by 1, 2 order by new_opportunities desc, lower(p.partner_name) collate "C", 1`,
+      };
+    }
+    case 'PIPELINE_ATTRIBUTION_SUMMARY': {
+      // The counted links of the opportunities that pass the filters.
+      const links = sql`(select l.* from rpt_attribution_links l
+          where ${sql.join(scopeConditions(plan.orgId, plan.scope, 'l'), sql` and `)}
+            and l.opp_rid in (select m2.rid from ${filteredRelationAs(plan, 'm2')})) k`;
+      return {
+        totals: sql`select count(*) as new_opportunities, coalesce(sum(m.opp_amount), 0) as pipeline,
+            coalesce(sum(m.opp_amount) filter (where m.opp_is_won), 0) as won_amount,
+            coalesce(sum(m.total_attribution_events), 0) as events,
+            (select avg(k.number_days_to_new_opp)::double precision from ${links}) as average_days_to_new_opp,
+            (select count(distinct k.partner_org_id) from ${links}) as partners
+          from ${f}`,
+        byPartner: sql`select p.partner_public_id, p.partner_name, sum(p.events) as events, count(*) as new_opportunities, coalesce(sum(p.amount), 0) as pipeline
+          from (select k.company_partner_public_id as partner_public_id, k.partner_org_name as partner_name, k.opp_rid, count(*) as events, max(k.opp_amount) as amount
+                from ${links} group by 1, 2, 3) p
+          group by 1, 2 order by new_opportunities desc, lower(p.partner_name) collate "C", 1`,
+      };
+    }
+    default:
+      throw new Error(`no dashboard for ${plan.report.id}`);
+  }
+}
+
+function filteredRelationAs(plan: Plan, alias: string): Sql {
+  const f = filteredRelation(plan);
+  return sql`(select * from ${f}) ${sql.raw(alias)}`;
+}

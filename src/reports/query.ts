@@ -1,0 +1,218 @@
+/**
+ * Query stage: Plan -> SQL (Kysely `sql` templates). The only place report SQL is
+ * written. Identifiers and expressions come from the catalog; every request value is a
+ * bound parameter (custom and partner keys too).
+ *
+ * NULL rules, LIKE escaping and the text order of contract sections 2 and 3 live here
+ * once, for every report and every operation.
+ */
+import { sql, type RawBuilder } from 'kysely';
+import type { Column } from './catalog/types.js';
+import { isTextual } from './catalog/types.js';
+import { likeContains } from './filter-language.js';
+import { sqlTypeOf, type FilterPlan, type Plan, type Scope } from './plan.js';
+
+type Sql = RawBuilder<unknown>;
+
+const TRUE: Sql = sql`true`;
+
+function and(parts: Sql[]): Sql {
+  return parts.length === 0 ? TRUE : parts.length === 1 ? parts[0]! : sql`(${sql.join(parts, sql` and `)})`;
+}
+
+function or(parts: Sql[]): Sql {
+  return parts.length === 0 ? sql`false` : parts.length === 1 ? parts[0]! : sql`(${sql.join(parts, sql` or `)})`;
+}
+
+/** The column's value over the report relation `r`. */
+export function columnExpr(column: Column): Sql {
+  if (column.json) {
+    const text = sql`(r.${sql.raw(column.json.column)} ->> ${column.json.key})`;
+    const type = sqlTypeOf(column.type);
+    return type === 'text' ? text : sql`${text}::${sql.raw(type)}`;
+  }
+  return sql.raw(column.sql);
+}
+
+// ---- relation and scope ---------------------------------------------------------------
+
+const SUMMARY_COUNTERS = `
+  count(*) filter (where l.event_type_code = 'ACTION_LIST' and l.event_subtype_code = 'CREATED') as action_lists_created_count,
+  count(*) filter (where l.event_type_code = 'ACTION_LIST' and l.event_subtype_code = 'DOWNLOADED') as action_list_downloads_count,
+  count(*) filter (where l.event_type_code = 'WORKFLOW' and l.event_subtype_code = 'INITIATED') as workflows_initiated_count,
+  count(*) filter (where l.event_type_code = 'WORKFLOW' and l.event_subtype_code = 'INTRO_COMPLETED') as workflow_intros_completed_count,
+  count(*) as total_attribution_events,
+  count(distinct l.partner_org_id) as total_partners`;
+
+/** Scope predicates over alias `a` (tenant first, then what context/channel select). */
+export function scopeConditions(orgId: number, scope: Scope, a: string): Sql[] {
+  const col = (name: string) => sql.raw(`${a}.${name}`);
+  const out: Sql[] = [sql`${col('org_id')} = ${orgId}`];
+  if (scope.partnerOrgIds) out.push(sql`${col('partner_org_id')} = any(${[...scope.partnerOrgIds]}::int[])`);
+  if (scope.eventTypeCodes) out.push(sql`${col('event_type_code')} = any(${[...scope.eventTypeCodes]}::text[])`);
+  for (const [name, window] of [['event_date', scope.eventDate], ['opp_created_date', scope.oppCreatedDate]] as const) {
+    if (!window) continue;
+    if (window.min !== null) out.push(sql`${col(name)} >= ${window.min}`);
+    if (window.max !== null) out.push(sql`${col(name)} <= ${window.max}`);
+  }
+  if (scope.mutualOnly) out.push(sql`${col('mutual')}`);
+  if (scope.sameLocation) out.push(sql`${col('same_location')}`);
+  return out;
+}
+
+/**
+ * `from ... r` and the conditions that define the report's rows. For the pipeline
+ * summary the context scopes the links that are counted (inside the aggregate), so an
+ * opportunity without a counted event does not appear.
+ */
+export function relation(plan: Pick<Plan, 'report' | 'orgId' | 'scope'>): { from: Sql; where: Sql[] } {
+  const table = sql.table(plan.report.table);
+  if (plan.report.shape === 'summary') {
+    const linkScope = and(scopeConditions(plan.orgId, plan.scope, 'l'));
+    const from = sql`(select o.*, ${sql.raw(['action_lists_created_count', 'action_list_downloads_count', 'workflows_initiated_count', 'workflow_intros_completed_count', 'total_attribution_events', 'total_partners'].map((c) => `c.${c}`).join(', '))}
+    from (select l.opp_rid, ${sql.raw(SUMMARY_COUNTERS)} from rpt_attribution_links l where ${linkScope} group by l.opp_rid) c
+    join rpt_new_opportunities o on o.org_id = ${plan.orgId} and o.rid = c.opp_rid) r`;
+    return { from, where: [] };
+  }
+  return { from: sql`${table} r`, where: scopeConditions(plan.orgId, plan.scope, 'r') };
+}
+
+// ---- filters and search ---------------------------------------------------------------
+
+/** One filter of the language as a boolean SQL expression (contract section 3). */
+export function filterCondition(f: FilterPlan): Sql {
+  const e = columnExpr(f.column);
+  const spec = f.filter;
+  switch (spec.operation) {
+    case 'exact':
+      return f.column.type === 'boolean'
+        ? sql`${e} = any(${spec.values.map((v) => v === 'true')}::boolean[])`
+        : sql`${e} = any(${spec.values}::text[])`;
+    case 'notEqual':
+      return f.column.type === 'boolean'
+        ? sql`(${e} is null or not (${e} = any(${spec.values.map((v) => v === 'true')}::boolean[])))`
+        : sql`(${e} is null or not (${e} = any(${spec.values}::text[])))`;
+    case 'contains':
+      return and(spec.values.map((t) => sql`${e} ilike ${likeContains(t)}`));
+    case 'doesNotContain':
+      return sql`(${e} is null or not (${e} ilike any(${spec.values.map(likeContains)}::text[])))`;
+    case 'range': {
+      const type = sql.raw(sqlTypeOf(f.column.type));
+      const parts: Sql[] = [];
+      if (spec.min !== null) parts.push(sql`${e} >= ${spec.min}::${type}`);
+      if (spec.max !== null) parts.push(sql`${e} <= ${spec.max}::${type}`);
+      return and(parts);
+    }
+  }
+}
+
+/** Each term must occur in at least one textual column (terms ANDed, columns ORed). */
+export function searchCondition(terms: readonly string[], columns: readonly Column[]): Sql {
+  return and(terms.map((t) => {
+    const pattern = likeContains(t);
+    return or(columns.map((c) => sql`${columnExpr(c)} ilike ${pattern}`));
+  }));
+}
+
+export function whereClause(plan: Plan, extra: Sql[] = []): Sql {
+  const { where } = relation(plan);
+  const parts = [...where, ...plan.filters.map(filterCondition)];
+  if (plan.search.length) parts.push(searchCondition(plan.search, plan.searchColumns));
+  return and([...parts, ...extra]);
+}
+
+// ---- order ----------------------------------------------------------------------------
+
+export interface SortKey {
+  expr: Sql;
+  direction: 'asc' | 'desc';
+}
+
+/**
+ * The full order: requested columns (text by lower-cased value then value, both by code
+ * point), NULLs last in either direction, then the unique tie-breaker `rid`.
+ */
+export function sortKeys(plan: Plan): SortKey[] {
+  const keys: SortKey[] = [];
+  for (const { column, direction } of plan.sort) {
+    const e = columnExpr(column);
+    if (isTextual(column.type)) {
+      keys.push({ expr: sql`lower(${e}) collate "C"`, direction });
+      keys.push({ expr: sql`${e} collate "C"`, direction });
+    } else keys.push({ expr: e, direction });
+  }
+  keys.push({ expr: sql`r.rid`, direction: 'asc' });
+  return keys;
+}
+
+export function orderBy(keys: SortKey[]): Sql {
+  return sql.join(keys.map((k) => sql`${k.expr} ${sql.raw(k.direction)} nulls last`));
+}
+
+/** Rows strictly after the row whose sort-key values are `values` in the order `keys` (keyset seek). */
+export function afterCondition(keys: SortKey[], values: readonly unknown[]): Sql {
+  const alternatives: Sql[] = [];
+  for (let i = 0; i < keys.length; i++) {
+    const v = values[i];
+    if (v === null || v === undefined) continue; // nothing sorts after NULL within its key
+    const equal = keys.slice(0, i).map((k, j) => (values[j] === null ? sql`${k.expr} is null` : sql`${k.expr} = ${values[j]}`));
+    const k = keys[i]!;
+    const after = sql`(${k.expr} ${sql.raw(k.direction === 'asc' ? '>' : '<')} ${v} or ${k.expr} is null)`;
+    alternatives.push(and([...equal, after]));
+  }
+  return or(alternatives);
+}
+
+// ---- statements -----------------------------------------------------------------------
+
+/** Output select list, aliased positionally (`c0`, `c1`, ...) so no key is ever an identifier. */
+function selectList(plan: Plan): Sql {
+  const items = plan.output.filter((o) => o.column.source !== 'partner').map((o, i) => sql`${columnExpr(o.column)} as ${sql.raw(`c${i}`)}`);
+  if (plan.report.id === 'PARTNER_ORG_MATCHED_ACCOUNTS') items.push(sql`r.partner_fields as partner_fields`);
+  return items.length ? sql.join(items) : sql`r.rid`;
+}
+
+export function recordsQuery(plan: Plan): Sql {
+  const { from } = relation(plan);
+  return sql`select ${selectList(plan)} from ${from} where ${whereClause(plan)} order by ${orderBy(sortKeys(plan))} limit ${plan.size} offset ${plan.page * plan.size}`;
+}
+
+export function countQuery(plan: Plan): Sql {
+  const { from } = relation(plan);
+  return sql`select count(*) as n from ${from} where ${whereClause(plan)}`;
+}
+
+/** One keyset batch for streaming: output columns plus the sort-key values (`k0`...). */
+export function batchQuery(plan: Plan, after: readonly unknown[] | null, limit: number): Sql {
+  const { from } = relation(plan);
+  const keys = sortKeys(plan);
+  const keyList = sql.join(keys.map((k, i) => sql`${k.expr} as ${sql.raw(`k${i}`)}`));
+  const extra = after ? [afterCondition(keys, after)] : [];
+  return sql`select ${selectList(plan)}, ${keyList} from ${from} where ${whereClause(plan, extra)} order by ${orderBy(keys)} limit ${limit}`;
+}
+
+/** Distinct non-null values of a string (or boolean) column, ascending like a text sort. */
+export function distinctValuesQuery(plan: Plan, column: Column, filterSearch: string | undefined, page: number, size: number): { rows: Sql; count: Sql } {
+  const { from } = relation(plan);
+  const e = column.type === 'boolean' ? sql`(${columnExpr(column)})::text` : columnExpr(column);
+  const extra: Sql[] = [sql`${e} is not null`];
+  if (filterSearch) extra.push(sql`${e} ilike ${likeContains(filterSearch)}`);
+  const where = whereClause(plan, extra);
+  const values = sql`select distinct ${e} as v from ${from} where ${where}`;
+  return {
+    rows: sql`select v from (${values}) d order by lower(v) collate "C", v collate "C" limit ${size} offset ${page * size}`,
+    count: sql`select count(*) as n from (${values}) d`,
+  };
+}
+
+export function rangeQuery(plan: Plan, column: Column): Sql {
+  const { from } = relation(plan);
+  const e = columnExpr(column);
+  return sql`select min(${e}) as min, max(${e}) as max from ${from} where ${whereClause(plan)}`;
+}
+
+/** Rows of the filtered report as a derived table `m` (for dashboards). */
+export function filteredRelation(plan: Plan): Sql {
+  const { from } = relation(plan);
+  return sql`(select r.* from ${from} where ${whereClause(plan)}) m`;
+}

@@ -1,0 +1,105 @@
+/**
+ * Request stage: query string and body -> plain names and values. No catalog, no SQL, no
+ * database; every syntax error is collected and thrown at once as one 400.
+ */
+import { validationError, type FieldError } from '../server/errors.js';
+
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 2000;
+
+export type Direction = 'asc' | 'desc';
+
+export interface SortTerm {
+  key: string;
+  direction: Direction;
+}
+
+export interface Paging {
+  page: number;
+  /** Clamped to MAX_PAGE_SIZE (contract section 2). */
+  size: number;
+  sort: SortTerm[];
+}
+
+/** The ReportRequest body (spec 4.2) after schema validation. */
+export interface ReportBody {
+  filters: Record<string, string>;
+  search: string;
+  columns: string[] | undefined;
+  context: RawContext | undefined;
+}
+
+/** Context as sent (spec 4.3); validated against the caller in plan.ts. */
+export interface RawContext {
+  partnerPublicIds?: unknown;
+  eventTypeCodes?: unknown;
+  dateRangeDays?: unknown;
+  eventDateStart?: unknown;
+  eventDateEnd?: unknown;
+  oppCreatedDateDays?: unknown;
+  oppCreatedDateStart?: unknown;
+  oppCreatedDateEnd?: unknown;
+}
+
+const NON_NEGATIVE_INTEGER = /^\d+$/;
+
+function integerParam(value: unknown, name: string, fallback: number, min: number, errors: FieldError[]): number {
+  if (value === undefined) return fallback;
+  const text = Array.isArray(value) ? undefined : String(value);
+  if (text === undefined || !NON_NEGATIVE_INTEGER.test(text) || !Number.isSafeInteger(Number(text)) || Number(text) < min) {
+    errors.push({ field: name, message: `must be an integer >= ${min}${Array.isArray(value) ? ' (given more than once)' : `, got ${JSON.stringify(value)}`}` });
+    return fallback;
+  }
+  return Number(text);
+}
+
+/**
+ * `sort=property,asc|desc`, repeatable. As in Spring Data, one parameter may name several
+ * properties before its direction (`sort=a,b,desc`); the direction defaults to asc.
+ */
+export function parseSort(value: unknown, errors: FieldError[]): SortTerm[] {
+  if (value === undefined) return [];
+  const params = Array.isArray(value) ? value : [value];
+  const terms: SortTerm[] = [];
+  for (const param of params) {
+    const parts = String(param).split(',').map((p) => p.trim());
+    let direction: Direction = 'asc';
+    const last = parts[parts.length - 1]!.toLowerCase();
+    if (parts.length > 1 && (last === 'asc' || last === 'desc')) {
+      direction = last;
+      parts.pop();
+    }
+    if (parts.length === 0 || parts.some((p) => p === '')) {
+      errors.push({ field: 'sort', message: `"${String(param)}" is not "property,asc" or "property,desc"` });
+      continue;
+    }
+    for (const key of parts) terms.push({ key, direction });
+  }
+  return terms;
+}
+
+export function parsePaging(query: Record<string, unknown>, errors: FieldError[]): Paging {
+  const page = integerParam(query.page, 'page', 0, 0, errors);
+  const size = Math.min(integerParam(query.size, 'size', DEFAULT_PAGE_SIZE, 1, errors), MAX_PAGE_SIZE);
+  const sort = parseSort(query.sort, errors);
+  return { page, size, sort };
+}
+
+/** Body fields after TypeBox validated their JSON types and rejected unknown fields. */
+export function parseReportBody(body: Record<string, unknown>): ReportBody {
+  return {
+    filters: (body.filters as Record<string, string> | undefined) ?? {},
+    search: typeof body.search === 'string' ? body.search : '',
+    columns: body.columns as string[] | undefined,
+    context: body.context as RawContext | undefined,
+  };
+}
+
+export function throwIfErrors(errors: FieldError[]): void {
+  if (errors.length) throw validationError(errors);
+}
+
+/** Search terms: white-space separated, each must match (contract section 4). */
+export function searchTerms(search: string): string[] {
+  return search.trim().split(/\s+/u).filter(Boolean);
+}
