@@ -28,7 +28,7 @@ export function dashboardQueries(plan: Plan): DashboardQueries {
           from ${f}`,
         byPartner: sql`select m.partner_org_public_id as partner_public_id, m.partner_org_name as partner_name, count(*) as overlaps,
             count(distinct m.crm_account_id) as overlapping_accounts, coalesce(sum(m.open_pipeline_amount), 0) as open_pipeline_amount
-          from ${f} group by m.partner_org_public_id, m.partner_org_name order by overlaps desc, lower(m.partner_org_name) collate "C", m.partner_org_public_id`,
+          from ${f} group by m.partner_org_public_id, m.partner_org_name order by 3 desc, lower(m.partner_org_name) collate "C", m.partner_org_public_id`,
       };
     case 'GLOBAL_VERTICAL_OPPORTUNITIES': {
       const perOpp = sql`(select m2.crm_opportunity_id, max(m2.amount) as amount, bool_or(m2.is_won) as won, bool_or(coalesce(m2.is_closed, false)) as closed from ${filteredRelationAs(plan, 'm2')} group by m2.crm_opportunity_id) o`;

@@ -113,7 +113,7 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
 
     async columns(call) {
       const p = await plan(call, { page: 0, size: 1, sort: [] });
-      return columnMetadata(p.columns, p.report);
+      return columnMetadata(p.columns);
     },
 
     async download(call) {
@@ -153,7 +153,7 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
 
     async standardColumns(def, caller) {
       const meta = await metadata(caller);
-      return columnMetadata([...def.columns, ...customColumns(def, meta)], def);
+      return columnMetadata([...def.columns, ...customColumns(def, meta)]);
     },
   };
 }

@@ -1,5 +1,5 @@
 /** Render stage: catalog columns -> column metadata objects (spec 2.11, contract section 5). */
-import type { Column, ReportDefinition } from '../catalog/types.js';
+import type { Column } from '../catalog/types.js';
 
 export interface ColumnMetadata {
   title: string;
@@ -27,9 +27,12 @@ export interface ColumnMetadata {
  * CUSTOM_CRM_FIELD / CUSTOM_CRM_OBJECT. Partner shared: isPartnerData, source and
  * classification null. In default display order (catalog, then custom, then partner).
  */
-export function columnMetadata(columns: readonly Column[], report: ReportDefinition): ColumnMetadata[] {
+export function columnMetadata(columns: readonly Column[]): ColumnMetadata[] {
   return columns.map((c, i) => {
-    const partner = c.source === 'partner' || (report.id !== 'PARTNER_ORG_MATCHED_ACCOUNTS' && c.group === 'partner' && c.key.startsWith('partner'));
+    // Partner data: the matched partner's shared fields, and the partner-organization
+    // columns of the report-analytics reports. Spec 2.11: such columns always have
+    // source and columnClassification null.
+    const partner = c.source === 'partner' || c.group === 'partner';
     return {
       title: c.title,
       key: c.key,
@@ -38,8 +41,8 @@ export function columnMetadata(columns: readonly Column[], report: ReportDefinit
       isPartnerData: partner,
       isHidden: c.hidden ?? false,
       columnIndex: i,
-      source: c.source === 'partner' ? null : c.source,
-      columnClassification: c.source === 'partner' ? null : c.source === 'custom' ? c.classification ?? 'CUSTOM_CRM_FIELD' : 'STANDARD',
+      source: partner ? null : c.source,
+      columnClassification: partner ? null : c.source === 'custom' ? c.classification ?? 'CUSTOM_CRM_FIELD' : 'STANDARD',
       isFromOtherFields: false,
       isJson: false,
       values: {},
@@ -47,7 +50,7 @@ export function columnMetadata(columns: readonly Column[], report: ReportDefinit
       crmOpportunityBaseUri: null,
       otherFieldsPrefix: null,
       otherFieldsJsonPrefix: null,
-      prefix: c.source === 'partner' ? 'partner' : null,
+      prefix: partner ? 'partner' : null,
       color: null,
     };
   });
