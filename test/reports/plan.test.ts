@@ -1,0 +1,126 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { reportById } from '../../src/reports/catalog/index.js';
+import { buildPlan, type PlanInput } from '../../src/reports/plan.js';
+import type { OrgMetadata } from '../../src/reports/metadata.js';
+import { ApiError } from '../../src/server/errors.js';
+
+const ALPHA = 'aaaaaaaa-0000-4000-8000-000000000001';
+const BETA = 'aaaaaaaa-0000-4000-8000-000000000002';
+const NOW = 1_700_000_000;
+
+const meta: OrgMetadata = {
+  orgId: 7,
+  customFields: [
+    { entity: 'account', key: 'tier', title: 'Tier', type: 'string', classification: 'CUSTOM_CRM_FIELD' },
+    { entity: 'opportunity', key: 'tier', title: 'Opp Tier', type: 'number', classification: 'CUSTOM_CRM_OBJECT' },
+    { entity: 'opportunity', key: 'source', title: 'Source', type: 'string', classification: 'CUSTOM_CRM_FIELD' },
+  ],
+  partners: new Map([
+    [ALPHA, { orgId: 11, publicId: ALPHA, name: 'Alpha', mutual: true, sharedFields: ['name', 'owner', 'custom.segment'] }],
+    [BETA, { orgId: 12, publicId: BETA, name: 'Beta', mutual: false, sharedFields: [] }],
+  ]),
+  eventTypeCodes: new Set(['ACTION_LIST', 'WORKFLOW']),
+  partnerCustomFields: new Map([[11, [{ entity: 'account', key: 'segment', title: 'Segment', type: 'string', classification: 'CUSTOM_CRM_FIELD' }]]]),
+};
+
+function input(reportId: Parameters<typeof reportById>[0], body: Partial<PlanInput['body']> = {}, extra: Partial<PlanInput> = {}): PlanInput {
+  return {
+    report: reportById(reportId),
+    meta,
+    body: { filters: {}, search: '', columns: undefined, context: undefined, ...body },
+    paging: { page: 0, size: 20, sort: [] },
+    nowSeconds: NOW,
+    ...extra,
+  };
+}
+
+function problems(fn: () => unknown): Array<{ field: string; message: string }> {
+  try {
+    fn();
+  } catch (err) {
+    assert.ok(err instanceof ApiError);
+    assert.equal(err.status, 400);
+    return err.errors ?? [];
+  }
+  assert.fail('expected a 400');
+}
+
+const CONTEXT = { partnerPublicIds: [ALPHA], eventTypeCodes: ['ACTION_LIST'] };
+
+test('custom columns follow the entity precedence of the report; the first key wins', () => {
+  const detail = buildPlan(input('PIPELINE_ATTRIBUTION_DETAIL', { context: CONTEXT }));
+  const custom = detail.columns.filter((c) => c.source === 'custom');
+  assert.deepEqual(custom.map((c) => [c.key, c.type]), [
+    ['custom_tier', 'number'],
+    ['custom_source', 'string'],
+  ]);
+  const accounts = buildPlan(input('GLOBAL_VERTICAL_ACCOUNTS'));
+  assert.deepEqual(accounts.columns.filter((c) => c.source === 'custom').map((c) => [c.key, c.type]), [['custom_tier', 'string']]);
+});
+
+test('unsupported operations name the column, its type and what it supports', () => {
+  const errs = problems(() => buildPlan(input('GLOBAL_VERTICAL_OPPORTUNITIES', { filters: { annual_revenue: 'big', is_won: 'yes', account_name: '1<->2', nope: 'x' } })));
+  assert.deepEqual(errs.map((e) => e.field), ['filters.annual_revenue', 'filters.is_won', 'filters.account_name', 'filters.nope']);
+  assert.match(errs[0]!.message, /currency: it supports range/);
+  assert.match(errs[1]!.message, /"true" or "false"/);
+  assert.match(errs[2]!.message, /string: it supports exact match, not equal/);
+  assert.match(errs[3]!.message, /unknown column "nope"/);
+});
+
+test('context: missing lists, unknown partners and event types, pairing and order of bounds', () => {
+  assert.deepEqual(problems(() => buildPlan(input('ATTRIBUTION_EVENTS'))).map((e) => e.field), ['context']);
+  assert.deepEqual(problems(() => buildPlan(input('ATTRIBUTION_EVENTS', { context: {} }))).map((e) => e.field), ['context.partnerPublicIds', 'context.eventTypeCodes']);
+  const errs = problems(() =>
+    buildPlan(input('PIPELINE_ATTRIBUTION_SUMMARY', { context: { partnerPublicIds: [ALPHA, 'bbbbbbbb-0000-4000-8000-000000000009', 'x'], eventTypeCodes: ['NOPE'], eventDateStart: '10', oppCreatedDateStart: '9', oppCreatedDateEnd: '1', dateRangeDays: -1 } })),
+  );
+  assert.deepEqual(errs.map((e) => e.field), [
+    'context.partnerPublicIds[1]',
+    'context.partnerPublicIds[2]',
+    'context.eventTypeCodes[0]',
+    'context.eventDateEnd',
+    'context.dateRangeDays',
+    'context.oppCreatedDateStart',
+  ]);
+  assert.match(errs[0]!.message, /not a partner connected to your organization/);
+  assert.equal(errs[0]!.message.replace('bbbbbbbb-0000-4000-8000-000000000009', 'ID'), errs[1]!.message.replace('"x"', '"ID"'));
+});
+
+test('date windows: both bounds win over day counts; days count back from now', () => {
+  const both = buildPlan(input('PIPELINE_ATTRIBUTION_DETAIL', { context: { ...CONTEXT, dateRangeDays: 5, eventDateStart: '100', eventDateEnd: 200, oppCreatedDateDays: 2 } }));
+  assert.deepEqual(both.scope.eventDate, { min: 100, max: 200 });
+  assert.deepEqual(both.scope.oppCreatedDate, { min: NOW - 2 * 86400, max: null });
+  const none = buildPlan(input('ATTRIBUTION_EVENTS', { context: { ...CONTEXT, oppCreatedDateDays: 3 } }));
+  assert.equal(none.scope.eventDate, undefined);
+  assert.equal(none.scope.oppCreatedDate, undefined, 'the events report has no opportunity window');
+  assert.deepEqual(none.scope.partnerOrgIds, [11]);
+});
+
+test('matched accounts: partner columns are exactly the shared fields', () => {
+  const p = buildPlan(input('PARTNER_ORG_MATCHED_ACCOUNTS', {}, { channel: { matchingType: 'MUTUAL', companyPartnerPublicId: ALPHA.toUpperCase() } }));
+  assert.deepEqual(
+    p.columns.filter((c) => c.source === 'partner').map((c) => c.key),
+    ['partneraccountname', 'partnerownername', 'partnerowneremail', 'partnerownertitle', 'partnerownerphone', 'partnerownerdivision', 'partnersegment'],
+  );
+  const nothing = buildPlan(input('PARTNER_ORG_MATCHED_ACCOUNTS', {}, { channel: { matchingType: 'MUTUAL', companyPartnerPublicId: BETA } }));
+  assert.equal(nothing.columns.filter((c) => c.source === 'partner').length, 0);
+  const errs = problems(() => buildPlan(input('PARTNER_ORG_MATCHED_ACCOUNTS', { filters: { partnersecret: 'x' } }, { channel: { matchingType: 'ALL' } })));
+  assert.deepEqual(errs.map((e) => e.field), ['matchingType', 'companyPartnerPublicId', 'filters.partnersecret']);
+});
+
+test('columns selection keeps the given order and rejects unknown keys; aliases resolve', () => {
+  const p = buildPlan(input('PARTNER_ORG_CONNECTED_PARTNER_ORGS', { columns: ['partnerOrgName', 'recommended'] }));
+  assert.deepEqual(p.output.map((o) => [o.key, o.column.key]), [
+    ['partnerOrgName', 'partnerName'],
+    ['recommended', 'recommended'],
+  ]);
+  assert.deepEqual(problems(() => buildPlan(input('GLOBAL_VERTICAL_ACCOUNTS', { columns: ['account_name', 'nope'] }))).map((e) => e.field), ['columns[1]']);
+});
+
+test('sort resolves keys and rejects unknown ones; the filter on filterField is left out', () => {
+  const p = buildPlan({ ...input('GLOBAL_VERTICAL_ACCOUNTS', { filters: { account_name: 'x', city: 'y' } }), paging: { page: 0, size: 20, sort: [{ key: 'custom_tier', direction: 'desc' }] }, excludeFilterOn: 'account_name' });
+  assert.deepEqual(p.filters.map((f) => f.column.key), ['city']);
+  assert.deepEqual(p.sort.map((s) => [s.column.key, s.direction]), [['custom_tier', 'desc']]);
+  assert.equal(p.sorted, true);
+  assert.deepEqual(problems(() => buildPlan({ ...input('GLOBAL_VERTICAL_ACCOUNTS'), paging: { page: 0, size: 20, sort: [{ key: 'zzz', direction: 'asc' }] } })).map((e) => e.field), ['sort']);
+});

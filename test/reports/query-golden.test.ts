@@ -1,0 +1,96 @@
+/**
+ * Golden `{ sql, parameters }` of the query stage: the SQL of each operation stays
+ * reviewable, and a change to it shows up here. Request values are always parameters.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { reportById } from '../../src/reports/catalog/index.js';
+import { buildPlan, type PlanInput } from '../../src/reports/plan.js';
+import type { OrgMetadata } from '../../src/reports/metadata.js';
+import { batchQuery, countQuery, distinctValuesQuery, rangeQuery, recordsQuery } from '../../src/reports/query.js';
+import { compile } from '../helpers/compile.js';
+
+const ALPHA = 'aaaaaaaa-0000-4000-8000-000000000001';
+const meta: OrgMetadata = {
+  orgId: 7,
+  customFields: [{ entity: 'account', key: 'score', title: 'Score', type: 'number', classification: 'CUSTOM_CRM_FIELD' }],
+  partners: new Map([[ALPHA, { orgId: 11, publicId: ALPHA, name: 'Alpha', mutual: true, sharedFields: ['name'] }]]),
+  eventTypeCodes: new Set(['ACTION_LIST']),
+  partnerCustomFields: new Map(),
+};
+
+function plan(reportId: Parameters<typeof reportById>[0], body: Partial<PlanInput['body']>, sort: PlanInput['paging']['sort'] = [], page = 0) {
+  return buildPlan({
+    report: reportById(reportId),
+    meta,
+    body: { filters: {}, search: '', columns: undefined, context: undefined, ...body },
+    paging: { page, size: 10, sort },
+    nowSeconds: 1_700_000_000,
+  });
+}
+
+test('records: every filter operation, search and sort compile to parameterised SQL', () => {
+  const p = plan(
+    'GLOBAL_VERTICAL_ACCOUNTS',
+    {
+      columns: ['account_name', 'custom_score'],
+      filters: { account_name: 'a-,-b', city: 'x-!-', industry: '50%-?-', state: 'q-^-', custom_score: '1<->', annual_revenue: '<->2.5' },
+      search: "o'brien",
+    },
+    [{ key: 'account_name', direction: 'desc' }, { key: 'annual_revenue', direction: 'asc' }],
+    2,
+  );
+  const { sql, parameters } = compile(recordsQuery(p));
+  assert.equal(
+    sql.slice(0, sql.indexOf(' and (r.account_name ilike')),
+    'select r.account_name as c0, (r.custom ->> $1)::double precision as c1 from "rpt_global_accounts" r where (r.org_id = $2' +
+      ' and r.account_name = any($3::text[]) and (r.city is null or not (r.city = any($4::text[]))) and r.industry ilike $5' +
+      ' and (r.state is null or not (r.state ilike any($6::text[]))) and (r.custom ->> $7)::double precision >= $8::double precision' +
+      ' and r.annual_revenue <= $9::double precision',
+  );
+  assert.ok(sql.endsWith('order by lower(r.account_name) collate "C" desc nulls last, r.account_name collate "C" desc nulls last, r.annual_revenue asc nulls last, r.rid asc nulls last limit $' + (parameters.length - 1) + ' offset $' + parameters.length));
+  assert.deepEqual(parameters.slice(0, 9), ['score', 7, ['a', 'b'], ['x'], '%50\\%%', ['%q%'], 'score', 1, 2.5]);
+  assert.ok(parameters.includes("%o'brien%"), 'search term is a parameter');
+  assert.deepEqual(parameters.slice(-2), [10, 20]);
+  assert.ok(!sql.includes("o'brien"));
+});
+
+test('count uses the same conditions as the page', () => {
+  const p = plan('GLOBAL_VERTICAL_ACCOUNTS', { filters: { account_name: 'a' } });
+  assert.deepEqual(compile(countQuery(p)), {
+    sql: 'select count(*) as n from "rpt_global_accounts" r where (r.org_id = $1 and r.account_name = any($2::text[]))',
+    parameters: [7, ['a']],
+  });
+});
+
+test('summary: the context scopes the counted links inside the aggregate', () => {
+  const p = plan('PIPELINE_ATTRIBUTION_SUMMARY', { context: { partnerPublicIds: [ALPHA], eventTypeCodes: ['ACTION_LIST'], eventDateStart: '100', eventDateEnd: '200', oppCreatedDateDays: 1 } });
+  const { sql, parameters } = compile(countQuery(p));
+  assert.match(sql, /from rpt_attribution_links l where \(l\.org_id = \$1 and l\.partner_org_id = any\(\$2::int\[\]\) and l\.event_type_code = any\(\$3::text\[\]\) and l\.event_date >= \$4 and l\.event_date <= \$5 and l\.opp_created_date >= \$6\) group by l\.opp_rid/);
+  assert.match(sql, /join rpt_new_opportunities o on o\.org_id = \$7 and o\.rid = c\.opp_rid\) r where true$/);
+  assert.deepEqual(parameters, [7, [11], ['ACTION_LIST'], 100, 200, 1_700_000_000 - 86400, 7]);
+});
+
+test('filter values: distinct non-null values ordered like a text sort; ranges are min/max', () => {
+  const p = plan('GLOBAL_VERTICAL_ACCOUNTS', {});
+  const column = p.columns.find((c) => c.key === 'city')!;
+  const q = distinctValuesQuery(p, column, 'san', 1, 5);
+  assert.deepEqual(compile(q.rows), {
+    sql: 'select v from (select distinct r.city as v from "rpt_global_accounts" r where (r.org_id = $1 and r.city is not null and r.city ilike $2)) d order by lower(v) collate "C", v collate "C" limit $3 offset $4',
+    parameters: [7, '%san%', 5, 5],
+  });
+  const amount = p.columns.find((c) => c.key === 'open_pipeline_amount')!;
+  assert.equal(compile(rangeQuery(p, amount)).sql, 'select min(r.open_pipeline_amount) as min, max(r.open_pipeline_amount) as max from "rpt_global_accounts" r where r.org_id = $1');
+});
+
+test('keyset batches seek after the last row with NULLs last in both directions', () => {
+  const p = plan('GLOBAL_VERTICAL_ACCOUNTS', { columns: ['account_name'] }, [{ key: 'annual_revenue', direction: 'desc' }]);
+  const { sql, parameters } = compile(batchQuery(p, [5, 42], 100));
+  assert.equal(
+    sql,
+    'select r.account_name as c0, r.annual_revenue as k0, r.rid as k1 from "rpt_global_accounts" r where (r.org_id = $1 and ((r.annual_revenue < $2 or r.annual_revenue is null) or (r.annual_revenue = $3 and (r.rid > $4 or r.rid is null)))) order by r.annual_revenue desc nulls last, r.rid asc nulls last limit $5',
+  );
+  assert.deepEqual(parameters, [7, 5, 5, 42, 100]);
+  const afterNull = compile(batchQuery(p, [null, 42], 100));
+  assert.match(afterNull.sql, /\(r\.annual_revenue is null and \(r\.rid > \$2 or r\.rid is null\)\)/);
+});

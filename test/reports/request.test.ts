@@ -1,0 +1,43 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parsePaging, parseSort, searchTerms } from '../../src/reports/request.js';
+import type { FieldError } from '../../src/server/errors.js';
+
+test('paging defaults and clamping', () => {
+  const errors: FieldError[] = [];
+  assert.deepEqual(parsePaging({}, errors), { page: 0, size: 20, sort: [] });
+  assert.deepEqual(parsePaging({ page: '3', size: '5000' }, errors), { page: 3, size: 2000, sort: [] });
+  assert.deepEqual(errors, []);
+});
+
+test('page and size must be non-negative integers, size >= 1; every problem is reported', () => {
+  const errors: FieldError[] = [];
+  parsePaging({ page: '-1', size: '0' }, errors);
+  assert.deepEqual(errors.map((e) => e.field), ['page', 'size']);
+  const more: FieldError[] = [];
+  parsePaging({ page: '1.5', size: 'ten' }, more);
+  assert.equal(more.length, 2);
+  const twice: FieldError[] = [];
+  parsePaging({ page: ['1', '2'] }, twice);
+  assert.match(twice[0]!.message, /more than once/);
+});
+
+test('sort: repeatable, direction defaults to asc, Spring-style property lists', () => {
+  const errors: FieldError[] = [];
+  assert.deepEqual(parseSort(['a,desc', 'b'], errors), [
+    { key: 'a', direction: 'desc' },
+    { key: 'b', direction: 'asc' },
+  ]);
+  assert.deepEqual(parseSort('a,b,DESC', errors), [
+    { key: 'a', direction: 'desc' },
+    { key: 'b', direction: 'desc' },
+  ]);
+  assert.deepEqual(errors, []);
+  parseSort(',asc', errors);
+  assert.equal(errors.length, 1);
+});
+
+test('search splits on white space', () => {
+  assert.deepEqual(searchTerms('  acme   west\tco '), ['acme', 'west', 'co']);
+  assert.deepEqual(searchTerms(''), []);
+});
