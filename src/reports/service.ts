@@ -10,6 +10,8 @@ import type { Caller } from '../server/access/caller.js';
 import { badRequest, notFound, type FieldError } from '../server/errors.js';
 import { findReport, filterTypeOf, type ReportDefinition, type ReportId } from './catalog/index.js';
 import { loadOrgMetadata, type OrgMetadata } from './metadata.js';
+import { LRUCache } from 'lru-cache';
+import { cached, cacheKey, memoryFigureCache, type FigureCache } from './cache.js';
 import { buildPlan, customColumns, type ChannelOptions, type Plan } from './plan.js';
 import { batchQuery, countQuery, distinctValuesQuery, rangeQuery, recordsQuery, sortKeys } from './query.js';
 import { dashboardQueries } from './query-dashboard.js';
@@ -25,6 +27,8 @@ export interface ReportServiceDeps {
   database: Database;
   /** Milliseconds since the epoch. */
   clock: () => number;
+  /** Counts, filter values, dashboards and metadata; default: in memory. */
+  cache?: FigureCache;
 }
 
 export interface ReportCall {
@@ -65,15 +69,37 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
     return def;
   };
 
-  const metadata = (caller: Caller): Promise<OrgMetadata> => loadOrgMetadata(db, caller.orgId);
+  const cache = deps.cache ?? memoryFigureCache();
+
+  /** Bumped by every import; part of every cache key. One primary-key read per request. */
+  const dataVersion = async (): Promise<string> => {
+    const row = await db.selectFrom('service_state').select('value').where('key', '=', 'data_version').executeTakeFirst();
+    return row?.value ?? '0';
+  };
+
+  // Metadata (Maps and Sets) stays in this process; it is cheap to rebuild per instance.
+  const metaCache = new LRUCache<string, OrgMetadata>({ max: 1000 });
+  const metadata = async (caller: Caller, version: string): Promise<OrgMetadata> => {
+    const key = `${caller.orgId}:${version}`;
+    const hit = metaCache.get(key);
+    if (hit) return hit;
+    const meta = await loadOrgMetadata(db, caller.orgId);
+    metaCache.set(key, meta);
+    return meta;
+  };
+
+  /** The part of a plan that decides which rows match (not page, order or columns). */
+  const rowsKey = (p: Plan) => [p.report.id, p.scope, p.filters.map((f) => [f.column.key, f.filter]), p.search];
 
   const run = async <T>(query: RawBuilder<unknown>): Promise<T[]> => (await query.execute(db)).rows as T[];
 
-  async function plan(call: ReportCall, paging: Paging, excludeFilterOn?: string): Promise<Plan> {
+  async function plan(call: ReportCall, paging: Paging, excludeFilterOn?: string): Promise<Plan & { version: string }> {
     const def = report(call.reportId, call.channel ? 'channel' : 'analytics');
-    const meta = await metadata(call.caller);
+    const version = await dataVersion();
+    const meta = await metadata(call.caller, version);
     const input = { report: def, meta, body: parseReportBody(call.body), paging, nowSeconds: Math.floor(deps.clock() / 1000) };
-    return buildPlan({ ...input, ...(call.channel ? { channel: call.channel } : {}), ...(excludeFilterOn ? { excludeFilterOn } : {}) });
+    const built = buildPlan({ ...input, ...(call.channel ? { channel: call.channel } : {}), ...(excludeFilterOn ? { excludeFilterOn } : {}) });
+    return Object.assign(built, { version });
   }
 
   function paging(query: Record<string, unknown>): Paging {
@@ -86,8 +112,11 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
   return {
     async records(call) {
       const p = await plan(call, paging(call.query));
-      const [rows, count] = await Promise.all([run<Record<string, unknown>>(recordsQuery(p)), run<{ n: number }>(countQuery(p))]);
-      return pageEnvelope(rows.map((r) => renderRow(p, r)), Number(count[0]?.n ?? 0), p.page, p.size, p.sorted);
+      const [rows, total] = await Promise.all([
+        run<Record<string, unknown>>(recordsQuery(p)),
+        cached(cache, cacheKey('count', p.orgId, p.version, rowsKey(p)), async () => Number((await run<{ n: number }>(countQuery(p)))[0]?.n ?? 0)),
+      ]);
+      return pageEnvelope(rows.map((r) => renderRow(p, r)), total, p.page, p.size, p.sorted);
     },
 
     async filterData(call) {
@@ -102,13 +131,16 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
       const aliases = p.report.aliases ?? {};
       const column = p.columns.find((c) => c.key === (aliases[field as string] ?? field));
       if (!column) throw badRequest('filterField', `unknown column "${String(field)}"; columns of ${p.report.id}: ${p.columns.map((c) => c.key).join(', ')}`);
-      if (filterTypeOf(column.type) !== 'STRING') {
-        const [range] = await run<{ min: number | null; max: number | null }>(rangeQuery(p, column));
-        return rangeItem(column, range?.min ?? null, range?.max ?? null, pg.page, pg.size);
-      }
-      const q = distinctValuesQuery(p, column, (filterSearch as string | undefined) || undefined, pg.page, pg.size);
-      const [values, count] = await Promise.all([run<{ v: string }>(q.rows), run<{ n: number }>(q.count)]);
-      return filterValuesPage(values.map((v) => v.v), Number(count[0]?.n ?? 0), pg.page, pg.size);
+      const key = cacheKey('values', p.orgId, p.version, [rowsKey(p), column.key, filterSearch ?? '', pg.page, pg.size]);
+      return cached(cache, key, async () => {
+        if (filterTypeOf(column.type) !== 'STRING') {
+          const [range] = await run<{ min: number | null; max: number | null }>(rangeQuery(p, column));
+          return rangeItem(column, range?.min ?? null, range?.max ?? null, pg.page, pg.size);
+        }
+        const q = distinctValuesQuery(p, column, (filterSearch as string | undefined) || undefined, pg.page, pg.size);
+        const [values, count] = await Promise.all([run<{ v: string }>(q.rows), run<{ n: number }>(q.count)]);
+        return filterValuesPage(values.map((v) => v.v), Number(count[0]?.n ?? 0), pg.page, pg.size);
+      });
     },
 
     async columns(call) {
@@ -136,9 +168,11 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
 
     async dashboard(call) {
       const p = await plan(call, { page: 0, size: 1, sort: [] });
-      const q = dashboardQueries(p);
-      const [totals, byPartner, byEventType] = await Promise.all([run<Record<string, unknown>>(q.totals), run<Record<string, unknown>>(q.byPartner), q.byEventType ? run<Record<string, unknown>>(q.byEventType) : Promise.resolve(undefined)]);
-      return renderDashboard(p.report.id as ReportId, totals[0] ?? {}, byPartner, byEventType);
+      return cached(cache, cacheKey('dashboard', p.orgId, p.version, rowsKey(p)), async () => {
+        const q = dashboardQueries(p);
+        const [totals, byPartner, byEventType] = await Promise.all([run<Record<string, unknown>>(q.totals), run<Record<string, unknown>>(q.byPartner), q.byEventType ? run<Record<string, unknown>>(q.byEventType) : Promise.resolve(undefined)]);
+        return renderDashboard(p.report.id as ReportId, totals[0] ?? {}, byPartner, byEventType);
+      });
     },
 
     async eventTypes() {
@@ -152,7 +186,7 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
     },
 
     async standardColumns(def, caller) {
-      const meta = await metadata(caller);
+      const meta = await metadata(caller, await dataVersion());
       return columnMetadata([...def.columns, ...customColumns(def, meta)]);
     },
   };
