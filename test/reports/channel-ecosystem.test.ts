@@ -1,0 +1,201 @@
+/**
+ * Channel-ecosystem reports through HTTP: connected partners, matched accounts, columns,
+ * filter values, report names, share settings, errors, and the recommended flow of
+ * spec 4.5 end to end.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { engines } from '../helpers/engines.js';
+import { fixtureApp, type FixtureApp } from '../helpers/fixture-app.js';
+import { ORG } from '../fixtures/small-bundle.js';
+
+const C = '/v1/channelecosystem';
+const CONNECTED = 'PARTNER_ORG_CONNECTED_PARTNER_ORGS';
+const MATCHED = 'PARTNER_ORG_MATCHED_ACCOUNTS';
+const matched = (partner: string, extra: object = {}) => ({ channelReportType: MATCHED, matchingType: 'MUTUAL', companyPartnerPublicId: partner, ...extra });
+
+for (const engine of engines) {
+  describe(`channel ecosystem on ${engine.name}`, () => {
+    let f: FixtureApp;
+    before(async () => {
+      f = await fixtureApp(engine);
+    });
+    after(() => f.close());
+
+    test('connected partners: every CONNECTED partnership with the standard keys and partnerOrgName', async () => {
+      const page = await f.ok(`${C}/records`, { channelReportType: CONNECTED });
+      assert.deepEqual(page.content.map((r: any) => r.companyPartnerPublicId), [ORG.ALPHA, ORG.BETA, ORG.GAMMA]);
+      assert.deepEqual(page.content[0], {
+        partnerName: 'Alpha Partners', partnerWebsite: 'alpha.test', companyPartnerPublicId: ORG.ALPHA, partnerType: 'Reseller', recommended: true,
+        firstConnectedDate: 1_700_000_000 - 400 * 86400, mostRecentConnectedDate: 1_700_000_000 - 10 * 86400, lastPartnerSheetUploadDate: 1_700_000_000 - 5 * 86400,
+        activeConnections: 3, spreadsheetsShared: 2, partnerOwner: 'Paula Owner', partnerOwnerEmail: 'paula@acme.test', partnerOwnerPhone: '+1 555 0100', partnerOrgName: 'Alpha Partners',
+      });
+      assert.equal(page.totalElements, 3);
+      const all = await f.ok(`${C}/records`, { channelReportType: CONNECTED, matchingType: 'ALL_PARTNER_ORGS' });
+      assert.equal(all.totalElements, 3);
+    });
+
+    test('MUTUAL: connected in both directions only', async () => {
+      const page = await f.ok(`${C}/records`, { channelReportType: CONNECTED, matchingType: 'MUTUAL' });
+      assert.deepEqual(page.content.map((r: any) => r.partnerName), ['Alpha Partners']);
+    });
+
+    test('connected partners: filters, sort and search on the standard keys', async () => {
+      const isv = await f.ok(`${C}/records?sort=partnerName,desc`, { channelReportType: CONNECTED, filters: { partnerType: 'ISV-,-SI' } });
+      assert.deepEqual(isv.content.map((r: any) => r.partnerName), ['gamma systems', 'Beta Resellers']);
+      const recommended = await f.ok(`${C}/records`, { channelReportType: CONNECTED, filters: { recommended: 'false' } });
+      assert.deepEqual(recommended.content.map((r: any) => r.partnerName), ['Beta Resellers']);
+      const search = await f.ok(`${C}/records`, { channelReportType: CONNECTED, search: 'paula' });
+      assert.deepEqual(search.content.map((r: any) => r.partnerName), ['Alpha Partners']);
+      const dated = await f.ok(`${C}/records`, { channelReportType: CONNECTED, filters: { firstConnectedDate: `${1_700_000_000 - 200 * 86400}<->` } });
+      assert.deepEqual(dated.content.map((r: any) => r.partnerName), ['Beta Resellers']);
+    });
+
+    test('matched accounts: caller keys at the top level, partnerFields exactly the shared fields', async () => {
+      const alpha = await f.ok(`${C}/records`, matched(ORG.ALPHA));
+      assert.deepEqual(alpha.content.map((r: any) => r.crmAccountId), ['A1', 'A2']);
+      const a1 = alpha.content[0];
+      assert.equal(a1.name, 'Acme Holdings');
+      assert.equal(a1.accountName, 'Acme Holdings');
+      assert.equal(a1.companyPartnerPublicId, ORG.ALPHA);
+      assert.equal(a1.companyPartnerName, 'Alpha Partners');
+      assert.equal(a1.prmRecordId, 'PRM-ALPHA');
+      assert.equal(a1.avgDealSize, 25000);
+      assert.equal(a1.isCustomer, true);
+      assert.equal(a1.custom_tier, 'Gold');
+      assert.deepEqual(a1.partnerFields, {
+        partneraccountname: 'Alpha Acct One', partnercrmaccountid: 'PA1', partneraccounttype: 'Prospect', partnerstreet: null, partnercity: 'san francisco',
+        partnerstate: 'ca', partnerzipcode: null, partnercountry: 'us', partnerwebsite: null, partnerindustry: null, partnernumberofemployees: null,
+        partnerannualrevenue: null, partneraccountacv: 700, partneropenpipelineamount: 900, partneropenoppcount: 4, partnerclosedoppcount: 2,
+        partnerclosedwonoppcount: 1, partneriscustomer: false, partnerownername: 'Pat Partner', partnerowneremail: 'pat@alpha.test', partnerownertitle: null,
+        partnerownerphone: null, partnerownerdivision: null, partnersegment: 'Enterprise',
+      });
+      const beta = await f.ok(`${C}/records`, matched(ORG.BETA));
+      assert.deepEqual(beta.content.map((r: any) => r.partnerFields), [{ partneraccountname: 'Beta Acct', partnercountry: 'DE' }]);
+      const gamma = await f.ok(`${C}/records`, matched(ORG.GAMMA));
+      assert.deepEqual(gamma.content.map((r: any) => r.partnerFields), [{}]);
+    });
+
+    test('matched accounts: partner keys filter and sort; unshared keys are unknown', async () => {
+      const prospects = await f.ok(`${C}/records`, matched(ORG.ALPHA, { filters: { partneraccounttype: 'prosp-?-' } }));
+      assert.deepEqual(prospects.content.map((r: any) => r.crmAccountId), ['A1']);
+      const sorted = await f.ok(`${C}/records?sort=partneraccountname,desc`, matched(ORG.ALPHA));
+      assert.deepEqual(sorted.content.map((r: any) => r.partnerFields.partneraccountname), ['Alpha Acct Two', 'Alpha Acct One']);
+      const acv = await f.ok(`${C}/records`, matched(ORG.ALPHA, { filters: { partneraccountacv: '600<->' } }));
+      assert.deepEqual(acv.content.map((r: any) => r.crmAccountId), ['A1']);
+      const unshared = await f.problem(`${C}/records`, matched(ORG.BETA, { filters: { partneraccounttype: 'Secret Type' } }));
+      assert.equal(unshared.errors![0]!.field, 'filters.partneraccounttype');
+      const nothing = await f.problem(`${C}/records`, matched(ORG.GAMMA, { filters: { partneraccountname: 'Gamma-?-' } }));
+      assert.equal(nothing.errors![0]!.field, 'filters.partneraccountname');
+      const searched = await f.ok(`${C}/records`, matched(ORG.GAMMA, { search: 'hidden' }));
+      assert.equal(searched.totalElements, 0);
+    });
+
+    test('mapByLocations keeps matches in the same country, state and city (shared values only)', async () => {
+      const alpha = await f.ok(`${C}/records`, matched(ORG.ALPHA, { mapByLocations: true, byOrg: false }));
+      assert.deepEqual(alpha.content.map((r: any) => r.crmAccountId), ['A1'], 'PA1 is san francisco/ca/us (case-insensitive); PA2 has no state');
+      const gamma = await f.ok(`${C}/records`, matched(ORG.GAMMA, { mapByLocations: true }));
+      assert.equal(gamma.totalElements, 0, "Gamma's account is in Austin/TX/US like A3, but Gamma shares no location");
+    });
+
+    test('columns: standard, custom and partner classification rules', async () => {
+      const alpha = await f.ok(`${C}/columns`, { channelReportType: MATCHED, matchingType: 'MUTUAL', companyPartnerPublicId: ORG.ALPHA });
+      const partner = alpha.filter((c: any) => c.isPartnerData);
+      assert.deepEqual(partner.map((c: any) => c.key), ['partneraccountname', 'partnercrmaccountid', 'partneraccounttype', 'partnerstreet', 'partnercity', 'partnerstate', 'partnerzipcode', 'partnercountry', 'partnerwebsite', 'partnerindustry', 'partnernumberofemployees', 'partnerannualrevenue', 'partneraccountacv', 'partneropenpipelineamount', 'partneropenoppcount', 'partnerclosedoppcount', 'partnerclosedwonoppcount', 'partneriscustomer', 'partnerownername', 'partnerowneremail', 'partnerownertitle', 'partnerownerphone', 'partnerownerdivision', 'partnersegment']);
+      for (const c of partner) assert.deepEqual([c.source, c.columnClassification], [null, null]);
+      const standard = alpha.find((c: any) => c.key === 'accountName');
+      assert.deepEqual([standard.source, standard.columnClassification, standard.isPartnerData], ['standard', 'STANDARD', false]);
+      const custom = alpha.find((c: any) => c.key === 'custom_arr');
+      assert.deepEqual([custom.source, custom.columnClassification, custom.isPartnerData], ['custom', 'CUSTOM_CRM_OBJECT', false]);
+      const beta = await f.ok(`${C}/columns`, { channelReportType: MATCHED, matchingType: 'MUTUAL', companyPartnerPublicId: ORG.BETA });
+      assert.deepEqual(beta.filter((c: any) => c.isPartnerData).map((c: any) => c.key), ['partneraccountname', 'partnercountry']);
+      const gamma = await f.ok(`${C}/columns`, { channelReportType: MATCHED, matchingType: 'MUTUAL', companyPartnerPublicId: ORG.GAMMA });
+      assert.equal(gamma.filter((c: any) => c.isPartnerData).length, 0);
+      const connected = await f.ok(`${C}/columns`, { channelReportType: CONNECTED });
+      assert.deepEqual(connected.map((c: any) => c.key), ['partnerName', 'partnerWebsite', 'companyPartnerPublicId', 'partnerType', 'recommended', 'firstConnectedDate', 'mostRecentConnectedDate', 'lastPartnerSheetUploadDate', 'activeConnections', 'spreadsheetsShared', 'partnerOwner', 'partnerOwnerEmail', 'partnerOwnerPhone']);
+      assert.deepEqual(connected.map((c: any) => c.type).slice(0, 5), ['name', 'string', 'string', 'string', 'boolean']);
+    });
+
+    test('filterdata: string values and ranges, byOrg accepted', async () => {
+      const types = await f.ok(`${C}/filterdata?filterField=partnerType&page=0&size=10`, { channelReportType: CONNECTED, matchingType: 'ALL_PARTNER_ORGS', mapByLocations: false, byOrg: false });
+      assert.deepEqual(types.content.map((c: any) => c.filterData), ['ISV', 'Reseller', 'SI']);
+      const connections = await f.ok(`${C}/filterdata?filterField=activeConnections`, { channelReportType: CONNECTED });
+      assert.deepEqual(connections.content, [{ filterData: null, filterRangeMin: 1, filterRangeMax: 3, filterType: 'NUMBER' }]);
+      const partnerCities = await f.ok(`${C}/filterdata?filterField=partnercity`, matched(ORG.ALPHA));
+      assert.deepEqual(partnerCities.content.map((c: any) => c.filterData), ['Oakland', 'san francisco']);
+      const unshared = await f.problem(`${C}/filterdata?filterField=partneraccounttype`, matched(ORG.BETA));
+      assert.equal(unshared.errors![0]!.field, 'filterField');
+    });
+
+    test('report names: the two report types with their standard columns', async () => {
+      const res = await f.call('GET', `${C}/report-names`);
+      assert.equal(res.statusCode, 200);
+      const body = res.json();
+      assert.deepEqual(body.map((r: any) => r.channelReportType), [CONNECTED, MATCHED]);
+      assert.equal(typeof body[0].displayName, 'string');
+      assert.ok(body[1].columns.some((c: any) => c.key === 'accountName'));
+      assert.equal(body[1].columns.some((c: any) => c.isPartnerData), false);
+    });
+
+    test('errors: every problem listed, the same message for unknown and foreign partners', async () => {
+      const missing = await f.problem(`${C}/records`, {});
+      assert.equal(missing.errors![0]!.field, 'channelReportType');
+      const unknown = await f.problem(`${C}/records`, { channelReportType: 'NOPE' });
+      assert.match(unknown.errors![0]!.message, /PARTNER_ORG_CONNECTED_PARTNER_ORGS, PARTNER_ORG_MATCHED_ACCOUNTS/);
+      const all = await f.problem(`${C}/records`, { channelReportType: MATCHED, filters: { nope: 'x' } });
+      assert.deepEqual(all.errors!.map((e) => e.field), ['matchingType', 'companyPartnerPublicId', 'filters.nope']);
+      const badType = await f.problem(`${C}/records`, { channelReportType: CONNECTED, matchingType: 'SOME' });
+      assert.equal(badType.errors![0]!.field, 'matchingType');
+      const other = await f.problem(`${C}/records`, matched(ORG.OTHER));
+      const pending = await f.problem(`${C}/records`, matched(ORG.DELTA));
+      const nowhere = await f.problem(`${C}/records`, matched('99999999-0000-4000-8000-000000000000'));
+      const strip = (p: { errors?: Array<{ message: string }> }) => p.errors![0]!.message.replace(/"[^"]+"/, '"ID"');
+      assert.equal(strip(other), strip(nowhere));
+      assert.equal(strip(pending), strip(nowhere));
+      const sort = await f.problem(`${C}/records?sort=bogus`, { channelReportType: CONNECTED });
+      assert.equal(sort.errors![0]!.field, 'sort');
+      const field = await f.problem(`${C}/records`, { channelReportType: CONNECTED, unknownField: 1 });
+      assert.equal(field.errors![0]!.field, 'unknownField');
+    });
+
+    test('tenant isolation: another organization sees its own partners only', async () => {
+      const page = await f.ok(`${C}/records`, { channelReportType: CONNECTED }, f.keys.other);
+      assert.deepEqual(page.content.map((r: any) => r.companyPartnerPublicId), [ORG.ALPHA]);
+      const accounts = await f.ok(`${C}/records`, matched(ORG.ALPHA), f.keys.other);
+      assert.deepEqual(accounts.content.map((r: any) => r.accountName), ['Other Secret Account']);
+      const beta = await f.problem(`${C}/records`, matched(ORG.BETA), 400, f.keys.other);
+      assert.equal(beta.errors![0]!.field, 'companyPartnerPublicId');
+    });
+
+    test('the recommended flow of spec 4.5, end to end', async () => {
+      // (1) list connected partners and read companyPartnerPublicId
+      const partners = await f.ok(`${C}/records`, { channelReportType: CONNECTED });
+      const id = partners.content.find((p: any) => p.partnerName === 'Alpha Partners').companyPartnerPublicId;
+      // (2) list columns
+      const columns = await f.ok(`${C}/columns`, { channelReportType: MATCHED, matchingType: 'MUTUAL', companyPartnerPublicId: id });
+      const cityKey = columns.find((c: any) => c.key === 'city').key;
+      // (3) list filter values of a column
+      const cities = await f.ok(`${C}/filterdata?filterField=${cityKey}&page=0&size=20`, { channelReportType: MATCHED, matchingType: 'MUTUAL', companyPartnerPublicId: id, mapByLocations: false, byOrg: false });
+      const city = cities.content[0].filterData;
+      // (4) + (5) fetch matched accounts with that id, page until last
+      const seen: string[] = [];
+      for (let page = 0; ; page++) {
+        const res = await f.ok(`${C}/records?page=${page}&size=1`, matched(id, { filters: { [cityKey]: city } }));
+        seen.push(...res.content.map((r: any) => r.crmAccountId));
+        if (res.last) break;
+        assert.ok(page < 10);
+      }
+      assert.deepEqual(seen, ['A2']);
+      const everything: string[] = [];
+      for (let page = 0; ; page++) {
+        const res = await f.ok(`${C}/records?page=${page}&size=1`, matched(id));
+        everything.push(...res.content.map((r: any) => r.crmAccountId));
+        if (res.last) break;
+      }
+      assert.deepEqual(everything, ['A1', 'A2']);
+      // The same ids work as context.partnerPublicIds of the attribution reports.
+      const events = await f.ok('/v1/report-analytics/report/ATTRIBUTION_EVENTS/records', { context: { partnerPublicIds: partners.content.map((p: any) => p.companyPartnerPublicId), eventTypeCodes: ['ACTION_LIST'] } });
+      assert.equal(events.totalElements, 2);
+    });
+  });
+}
