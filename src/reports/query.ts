@@ -191,6 +191,26 @@ export function batchQuery(plan: Plan, after: readonly unknown[] | null, limit: 
   return sql`select ${selectList(plan)}, ${keyList} from ${from} where ${whereClause(plan, extra)} order by ${orderBy(keys)} limit ${limit}`;
 }
 
+/**
+ * Page boundaries for keyset seeks: the sort-key values of every `size`-th matching row
+ * (the last row of each page), in order. One pass over the matching rows, after which
+ * any page is a seek from the previous boundary instead of an OFFSET scan.
+ */
+export function boundariesQuery(plan: Plan, size: number): Sql {
+  const { from } = relation(plan);
+  const keys = sortKeys(plan);
+  const keyList = sql.join(keys.map((k, i) => sql`${k.expr} as ${sql.raw(`k${i}`)}`));
+  const outer = sql.join(keys.map((_, i) => sql.raw(`t.k${i}`)));
+  return sql`select ${outer} from (select ${keyList}, row_number() over (order by ${orderBy(keys)}) as rn from ${from} where ${whereClause(plan)}) t where t.rn % ${size} = 0 order by t.rn`;
+}
+
+/** Whether the report's rows are exactly its organization's rows (rid = position + 1 in the default order). */
+export function isWholeTable(plan: Plan): boolean {
+  const s = plan.scope;
+  return plan.report.shape === 'table' && plan.sort.length === 0 && plan.filters.length === 0 && plan.search.length === 0 &&
+    !s.partnerOrgIds && !s.eventTypeCodes && !s.eventDate && !s.oppCreatedDate && !s.mutualOnly && !s.sameLocation;
+}
+
 /** Distinct non-null values of a string (or boolean) column, ascending like a text sort. */
 export function distinctValuesQuery(plan: Plan, column: Column, filterSearch: string | undefined, page: number, size: number): { rows: Sql; count: Sql } {
   const { from } = relation(plan);

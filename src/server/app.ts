@@ -16,7 +16,7 @@ import { registerReportAnalyticsRoutes } from './routes/report-analytics.js';
 import { registerChannelEcosystemRoutes } from './routes/channel-ecosystem.js';
 import { registerAdminRoutes } from './routes/admin.js';
 import { trackRoutesForMethodNotAllowed } from './routes/method-not-allowed.js';
-import { createReportService, type ReportService } from '../reports/service.js';
+import { createReportService, type ReportService, type ReportServiceDeps } from '../reports/service.js';
 
 export interface AppDeps {
   config: Config;
@@ -26,6 +26,8 @@ export interface AppDeps {
   /** pino options, `false` for silence; tests pass `false`. */
   logger?: boolean | Record<string, unknown>;
   access?: Partial<AccessOptions>;
+  /** Report engine options (cache, keyset threshold); defaults suit production. */
+  reports?: Partial<Omit<ReportServiceDeps, 'database' | 'clock'>>;
 }
 
 export type App = FastifyInstance;
@@ -79,7 +81,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await registerDocs(app);
   const addMethodNotAllowed = trackRoutesForMethodNotAllowed(app);
   registerHealthRoutes(app, { database: deps.database });
-  const reports: ReportService = createReportService({ database: deps.database, clock });
+  const reports: ReportService = createReportService({ ...deps.reports, database: deps.database, clock });
   await registerAccess(app, { config: deps.config, database: deps.database, clock, ...deps.access });
   registerReportAnalyticsRoutes(app, { reports });
   registerChannelEcosystemRoutes(app, { reports });

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
 import { loadConfig, type Config } from '../../src/config.js';
-import { buildApp, type App } from '../../src/server/app.js';
+import { buildApp, type App, type AppDeps } from '../../src/server/app.js';
 import { createApiKey } from '../../src/server/access/api-keys.js';
 import { formatProblem, importBundle } from '../../src/ingest/import-bundle.js';
 import { DAY, ORG, T0, USERS, writeSmallBundle } from '../fixtures/small-bundle.js';
@@ -30,7 +30,7 @@ export interface FixtureApp {
   close(): Promise<void>;
 }
 
-export async function fixtureApp(engine: TestEngine, options: { bundle?: Parameters<typeof writeSmallBundle>[1]; config?: Partial<Config> } = {}): Promise<FixtureApp> {
+export async function fixtureApp(engine: TestEngine, options: { bundle?: Parameters<typeof writeSmallBundle>[1]; config?: Partial<Config>; reports?: AppDeps['reports'] } = {}): Promise<FixtureApp> {
   const database = await engine.open();
   const dir = mkdtempSync(join(tmpdir(), 'pr-fixture-'));
   try {
@@ -47,7 +47,7 @@ export async function fixtureApp(engine: TestEngine, options: { bundle?: Paramet
   };
   const keys = { acme: await key(ORG.ACME, USERS.ACME_ADMIN), acmeMember: await key(ORG.ACME, USERS.ACME_MEMBER), other: await key(ORG.OTHER, USERS.OTHER_ADMIN) };
   const config = { ...loadConfig({}), rateLimitPerMinute: 1_000_000, ...options.config };
-  const app = await buildApp({ config, database, logger: false, clock: () => NOW * 1000 });
+  const app = await buildApp({ config, database, logger: false, clock: () => NOW * 1000, ...(options.reports ? { reports: options.reports } : {}) });
 
   const call: FixtureApp['call'] = (method, url, body, k = keys.acme) =>
     app.inject({ method, url, headers: { 'api-key': k, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { payload: JSON.stringify(body) }) });
