@@ -1,0 +1,157 @@
+/**
+ * The dataset bundle of contract section 7 as data: for each file, its fields (bundle
+ * path, type, whether required, the column it loads into), its natural key and the
+ * table it upserts. Reading, validation, staging and loading are all driven by this.
+ */
+
+export type FieldType = 'string' | 'integer' | 'number' | 'boolean' | 'date' | 'uuid' | 'stringList' | 'custom' | 'subtypes';
+
+export interface FieldSpec {
+  /** Path in the bundle record (`owner.email` for nested objects). */
+  path: string;
+  type: FieldType;
+  required?: boolean;
+  /** Allowed values (strings). */
+  oneOf?: readonly string[];
+  /** Non-negative numbers only. */
+  nonNegative?: boolean;
+  /** Column of the staging (and target) table. */
+  column: string;
+}
+
+export interface EntitySpec {
+  /** Entity name used in counts and file names (`accounts` -> accounts.ndjson / accounts.csv). */
+  name: string;
+  csv: boolean;
+  table: string;
+  fields: readonly FieldSpec[];
+  /** Nested objects and their allowed keys. */
+  objects: Readonly<Record<string, readonly string[]>>;
+  /** Staging columns that form the natural key, in order. */
+  key: readonly string[];
+  /** Custom field entity whose definitions type `custom` values. */
+  customEntity?: 'account' | 'opportunity' | 'event';
+}
+
+const f = (path: string, type: FieldType, column: string, extra: Partial<FieldSpec> = {}): FieldSpec => ({ path, type, column, ...extra });
+const req = { required: true } as const;
+const count = { nonNegative: true } as const;
+
+export const ENTITIES: readonly EntitySpec[] = [
+  {
+    name: 'orgs', csv: false, table: 'orgs', objects: {}, key: ['public_id'],
+    fields: [
+      f('publicId', 'uuid', 'public_id', req), f('name', 'string', 'name', req), f('website', 'string', 'website'),
+      f('street', 'string', 'street'), f('city', 'string', 'city'), f('state', 'string', 'state'),
+      f('zipCode', 'string', 'zip_code'), f('country', 'string', 'country'),
+      f('attributionWindowDays', 'integer', 'attribution_window_days', count),
+    ],
+  },
+  {
+    name: 'event_types', csv: false, table: 'event_types', objects: {}, key: ['code'],
+    fields: [f('code', 'string', 'code', req), f('displayName', 'string', 'display_name', req), f('group', 'string', 'group_name', req), f('subtypes', 'subtypes', 'subtypes')],
+  },
+  {
+    name: 'users', csv: false, table: 'users', objects: {}, key: ['org', 'email'],
+    fields: [
+      f('org', 'uuid', 'org', req), f('email', 'string', 'email', req), f('name', 'string', 'name', req), f('title', 'string', 'title'),
+      f('phone', 'string', 'phone'), f('division', 'string', 'division'), f('role', 'string', 'role', { oneOf: ['ADMIN', 'MEMBER'] }),
+    ],
+  },
+  {
+    name: 'partnerships', csv: false, table: 'partnerships', objects: { owner: ['name', 'email', 'phone'] }, key: ['org', 'partner'],
+    fields: [
+      f('org', 'uuid', 'org', req), f('partner', 'uuid', 'partner', req), f('status', 'string', 'status', { required: true, oneOf: ['CONNECTED', 'PENDING', 'DISCONNECTED'] }),
+      f('mutual', 'boolean', 'mutual'), f('partnerType', 'string', 'partner_type'), f('recommended', 'boolean', 'recommended'),
+      f('firstConnectedDate', 'date', 'first_connected_date'), f('mostRecentConnectedDate', 'date', 'most_recent_connected_date'),
+      f('lastPartnerSheetUploadDate', 'date', 'last_partner_sheet_upload_date'), f('activeConnections', 'integer', 'active_connections', count),
+      f('spreadsheetsShared', 'integer', 'spreadsheets_shared', count), f('owner.name', 'string', 'owner_name'), f('owner.email', 'string', 'owner_email'),
+      f('owner.phone', 'string', 'owner_phone'), f('crmRecordId', 'string', 'crm_record_id'), f('prmRecordId', 'string', 'prm_record_id'),
+      f('averageReferralDealSize', 'number', 'average_referral_deal_size'), f('sharedFields', 'stringList', 'shared_fields'),
+    ],
+  },
+  {
+    name: 'custom_fields', csv: false, table: 'custom_fields', objects: {}, key: ['org', 'entity', 'key'],
+    fields: [
+      f('org', 'uuid', 'org', req), f('entity', 'string', 'entity', { required: true, oneOf: ['account', 'opportunity', 'event'] }),
+      f('key', 'string', 'key', req), f('title', 'string', 'title', req),
+      f('type', 'string', 'type', { required: true, oneOf: ['string', 'number', 'currency', 'date', 'boolean'] }),
+      f('classification', 'string', 'classification', { required: true, oneOf: ['CUSTOM_CRM_FIELD', 'CUSTOM_CRM_OBJECT'] }),
+    ],
+  },
+  {
+    name: 'accounts', csv: true, table: 'accounts', customEntity: 'account', key: ['org', 'crm_account_id'],
+    objects: { owner: ['name', 'email', 'title', 'phone', 'division'], customOwner: ['name', 'email', 'title'] },
+    fields: [
+      f('org', 'uuid', 'org', req), f('crmAccountId', 'string', 'crm_account_id', req), f('name', 'string', 'name', req),
+      f('accountType', 'string', 'account_type'), f('parentCrmAccountId', 'string', 'parent_crm_account_id'),
+      f('street', 'string', 'street'), f('city', 'string', 'city'), f('state', 'string', 'state'), f('zipCode', 'string', 'zip_code'),
+      f('country', 'string', 'country'), f('website', 'string', 'website'), f('industry', 'string', 'industry'),
+      f('territory', 'string', 'territory'), f('divisions', 'string', 'divisions'),
+      f('numberOfEmployees', 'integer', 'number_of_employees', count), f('annualRevenue', 'number', 'annual_revenue'),
+      f('accountAcv', 'number', 'account_acv'), f('openPipelineAmount', 'number', 'open_pipeline_amount'),
+      f('openOppCount', 'integer', 'open_opp_count', count), f('closedOppCount', 'integer', 'closed_opp_count', count),
+      f('closedWonOppCount', 'integer', 'closed_won_opp_count', count), f('isCustomer', 'boolean', 'is_customer'),
+      f('sicCode', 'string', 'sic_code'), f('naicsCode', 'string', 'naics_code'), f('ncesId', 'string', 'nces_id'),
+      f('dunsNumber', 'string', 'duns_number'), f('taxId', 'string', 'tax_id'), f('phoneNumber', 'string', 'phone_number'),
+      f('owner.name', 'string', 'owner_name'), f('owner.email', 'string', 'owner_email'), f('owner.title', 'string', 'owner_title'),
+      f('owner.phone', 'string', 'owner_phone'), f('owner.division', 'string', 'owner_division'),
+      f('customOwner.name', 'string', 'custom_owner_name'), f('customOwner.email', 'string', 'custom_owner_email'),
+      f('customOwner.title', 'string', 'custom_owner_title'), f('recentOpenOppDate', 'date', 'recent_open_opp_date'),
+      f('recentClosedOppDate', 'date', 'recent_closed_opp_date'), f('custom', 'custom', 'custom'),
+    ],
+  },
+  {
+    name: 'opportunities', csv: true, table: 'opportunities', customEntity: 'opportunity', key: ['org', 'crm_opportunity_id'],
+    objects: { owner: ['name', 'email', 'title', 'phone'] },
+    fields: [
+      f('org', 'uuid', 'org', req), f('crmOpportunityId', 'string', 'crm_opportunity_id', req), f('crmAccountId', 'string', 'crm_account_id', req),
+      f('name', 'string', 'name', req), f('createdDate', 'date', 'created_date', req), f('amount', 'number', 'amount'),
+      f('stageName', 'string', 'stage_name'), f('closeDate', 'date', 'close_date'), f('isWon', 'boolean', 'is_won'),
+      f('isClosed', 'boolean', 'is_closed'), f('opportunityType', 'string', 'opportunity_type'),
+      f('owner.name', 'string', 'owner_name'), f('owner.email', 'string', 'owner_email'), f('owner.title', 'string', 'owner_title'),
+      f('owner.phone', 'string', 'owner_phone'), f('lastModifiedDate', 'date', 'last_modified_date'),
+      f('probability', 'number', 'probability'), f('expectedRevenue', 'number', 'expected_revenue'), f('custom', 'custom', 'custom'),
+    ],
+  },
+  {
+    name: 'account_matches', csv: false, table: 'account_matches', objects: {}, key: ['org', 'crm_account_id', 'partner', 'partner_crm_account_id'],
+    fields: [
+      f('org', 'uuid', 'org', req), f('crmAccountId', 'string', 'crm_account_id', req), f('partner', 'uuid', 'partner', req),
+      f('partnerCrmAccountId', 'string', 'partner_crm_account_id', req), f('firstMatchDate', 'date', 'first_match_date', req),
+    ],
+  },
+  {
+    name: 'events', csv: false, table: 'events', customEntity: 'event', key: ['org', 'event_id'],
+    objects: { user: ['name', 'email', 'title'] },
+    fields: [
+      f('org', 'uuid', 'org', req), f('eventId', 'string', 'event_id', req), f('eventDate', 'date', 'event_date', req),
+      f('eventTypeCode', 'string', 'event_type_code', req), f('eventSubtypeCode', 'string', 'event_subtype_code'),
+      f('crmAccountId', 'string', 'crm_account_id', req), f('partner', 'uuid', 'partner', req),
+      f('eventSource', 'string', 'event_source'), f('eventName', 'string', 'event_name'), f('eventDescription', 'string', 'event_description'),
+      f('user.name', 'string', 'user_name'), f('user.email', 'string', 'user_email'), f('user.title', 'string', 'user_title'),
+      f('sourceLink', 'string', 'source_link'), f('custom', 'custom', 'custom'),
+    ],
+  },
+];
+
+export const ENTITY_BY_NAME: ReadonlyMap<string, EntitySpec> = new Map(ENTITIES.map((e) => [e.name, e]));
+
+/** SQL type of a staging column. */
+export function stagingType(type: FieldType): string {
+  switch (type) {
+    case 'integer':
+    case 'date':
+      return 'bigint';
+    case 'number':
+      return 'double precision';
+    case 'boolean':
+      return 'boolean';
+    case 'stringList':
+    case 'custom':
+    case 'subtypes':
+      return 'jsonb';
+    default:
+      return 'text';
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * Cross-record checks over the staged bundle plus the rows already in the database:
+ * references to organizations, accounts, partners' accounts and event types, duplicate
+ * natural keys within the bundle, and account parent cycles. Each returns problems as
+ * (file line, field, problem).
+ */
+import { sql, type Kysely } from 'kysely';
+import { ENTITY_BY_NAME, type EntitySpec } from './bundle-spec.js';
+import { stagingTable } from './stage.js';
+
+export interface LineProblem {
+  entity: string;
+  line: number;
+  field: string;
+  problem: string;
+}
+
+const spec = (name: string): EntitySpec => ENTITY_BY_NAME.get(name)!;
+
+/** Organizations known to this import: staged or already in the database. */
+const ORG_EXISTS = (col: string) => `(exists (select 1 from stg_orgs o where o.public_id = ${col}) or exists (select 1 from orgs o where o.public_id::text = ${col}))`;
+
+/** Accounts known to this import (staged or in the database) for an org column and an id column. */
+const ACCOUNT_EXISTS = (orgCol: string, idCol: string) =>
+  `(exists (select 1 from stg_accounts a where a.org = ${orgCol} and a.crm_account_id = ${idCol})
+    or exists (select 1 from accounts a join orgs o on o.id = a.org_id where o.public_id::text = ${orgCol} and a.crm_account_id = ${idCol}))`;
+
+async function lines(db: Kysely<any>, entity: string, field: string, problem: string, where: string): Promise<LineProblem[]> {
+  const rows = await sql.raw<{ line: number }>(`select s.line from ${stagingTable(spec(entity))} s where ${where} order by s.line`).execute(db);
+  return rows.rows.map((r) => ({ entity, line: Number(r.line), field, problem }));
+}
+
+export async function checkReferences(db: Kysely<any>, present: ReadonlySet<string>): Promise<LineProblem[]> {
+  const out: LineProblem[] = [];
+  const has = (e: string) => present.has(e);
+  const missingOrg = 'reference to a missing organization';
+  for (const [entity, field, column] of [
+    ['users', 'org', 'org'], ['partnerships', 'org', 'org'], ['partnerships', 'partner', 'partner'], ['custom_fields', 'org', 'org'],
+    ['accounts', 'org', 'org'], ['opportunities', 'org', 'org'], ['account_matches', 'org', 'org'], ['account_matches', 'partner', 'partner'],
+    ['events', 'org', 'org'], ['events', 'partner', 'partner'],
+  ] as const) {
+    if (has(entity)) out.push(...(await lines(db, entity, field, missingOrg, `not ${ORG_EXISTS(`s.${column}`)}`)));
+  }
+  if (has('partnerships')) out.push(...(await lines(db, 'partnerships', 'partner', 'an organization cannot be its own partner', 's.partner = s.org')));
+  if (has('accounts')) {
+    out.push(...(await lines(db, 'accounts', 'parentCrmAccountId', 'reference to a missing account of the same organization', `s.parent_crm_account_id is not null and not ${ACCOUNT_EXISTS('s.org', 's.parent_crm_account_id')}`)));
+  }
+  if (has('opportunities')) out.push(...(await lines(db, 'opportunities', 'crmAccountId', 'reference to a missing account of the organization', `not ${ACCOUNT_EXISTS('s.org', 's.crm_account_id')}`)));
+  if (has('account_matches')) {
+    out.push(...(await lines(db, 'account_matches', 'crmAccountId', 'reference to a missing account of the organization', `not ${ACCOUNT_EXISTS('s.org', 's.crm_account_id')}`)));
+    out.push(...(await lines(db, 'account_matches', 'partnerCrmAccountId', 'reference to a missing account of the partner organization', `not ${ACCOUNT_EXISTS('s.partner', 's.partner_crm_account_id')}`)));
+  }
+  if (has('events')) {
+    out.push(...(await lines(db, 'events', 'crmAccountId', 'reference to a missing account of the organization', `not ${ACCOUNT_EXISTS('s.org', 's.crm_account_id')}`)));
+    const typeExists = `(exists (select 1 from stg_event_types t where t.code = s.event_type_code) or exists (select 1 from event_types t where t.code = s.event_type_code))`;
+    out.push(...(await lines(db, 'events', 'eventTypeCode', 'reference to a missing event type', `not ${typeExists}`)));
+    const subtypeExists = `(exists (select 1 from stg_event_types t, jsonb_array_elements(coalesce(t.subtypes, '[]')) x where t.code = s.event_type_code and x->>'code' = s.event_subtype_code)
+      or (not exists (select 1 from stg_event_types t where t.code = s.event_type_code)
+          and exists (select 1 from event_types t, jsonb_array_elements(t.subtypes) x where t.code = s.event_type_code and x->>'code' = s.event_subtype_code)))`;
+    out.push(...(await lines(db, 'events', 'eventSubtypeCode', 'not a subtype of the event type', `s.event_subtype_code is not null and ${typeExists} and not ${subtypeExists}`)));
+  }
+  return out;
+}
+
+/** Later lines whose natural key an earlier line of the same file already has. */
+export async function checkDuplicates(db: Kysely<any>, entity: EntitySpec, keyLabel: string): Promise<LineProblem[]> {
+  const key = entity.key.join(', ');
+  const rows = await sql
+    .raw<{ line: number; first: number }>(
+      `select line, first from (select line, min(line) over (partition by ${key}) as first from ${stagingTable(entity)}) d where line <> first order by line`,
+    )
+    .execute(db);
+  return rows.rows.map((r) => ({ entity: entity.name, line: Number(r.line), field: keyLabel, problem: `duplicate natural key (${keyLabel}): already on line ${r.first}` }));
+}
+
+/**
+ * Staged accounts whose parent chain never reaches a top-level account (a cycle, or a
+ * descendant of one). Staged rows replace database rows with the same key.
+ */
+export async function checkParentCycles(db: Kysely<any>): Promise<LineProblem[]> {
+  const rows = await sql<{ line: number }>`
+    with recursive u as (
+      select org, crm_account_id, parent_crm_account_id from stg_accounts
+      union all
+      select o.public_id::text, a.crm_account_id, a.parent_crm_account_id
+      from accounts a join orgs o on o.id = a.org_id
+      where not exists (select 1 from stg_accounts s where s.org = o.public_id::text and s.crm_account_id = a.crm_account_id)
+    ),
+    reach as (
+      select org, crm_account_id from u where parent_crm_account_id is null
+      union
+      select u.org, u.crm_account_id from u join reach r on r.org = u.org and r.crm_account_id = u.parent_crm_account_id
+    )
+    select s.line from stg_accounts s
+    where not exists (select 1 from reach r where r.org = s.org and r.crm_account_id = s.crm_account_id)
+    order by s.line`.execute(db);
+  return rows.rows.map((r) => ({ entity: 'accounts', line: Number(r.line), field: 'parentCrmAccountId', problem: 'parent cycle: following parentCrmAccountId never reaches a top-level account' }));
+}

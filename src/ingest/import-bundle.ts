@@ -1,0 +1,184 @@
+/**
+ * `import`: validate a whole dataset bundle, then load it, all in one transaction.
+ *
+ *   1. stream every file (NDJSON or CSV) in dependency order, validating each record
+ *      (validate-record.ts) and staging the valid ones (stage.ts);
+ *   2. check references, duplicate natural keys and parent cycles in SQL over staging
+ *      plus the existing rows (check-references.ts);
+ *   3. any problem: roll back and report them all as `file:line: field: problem`;
+ *      otherwise upsert every file (load.ts), rebuild the report tables
+ *      (materialize.ts) and bump the data version, then commit.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../db/database.js';
+import { ENTITIES, type EntitySpec } from './bundle-spec.js';
+import { checkDuplicates, checkParentCycles, checkReferences, type LineProblem } from './check-references.js';
+import { loadEntity, type EntityCount } from './load.js';
+import { materialize } from './materialize.js';
+import { readCsv, readNdjson, type RawRecord } from './read-records.js';
+import { BATCH_ROWS, createStagingTable, dropStagingTables, indexStagingTable, insertBatch } from './stage.js';
+import { validateRecord, type CustomType } from './validate-record.js';
+
+export type { EntityCount } from './load.js';
+
+export interface ImportProblem {
+  file: string;
+  line: number;
+  field: string;
+  problem: string;
+}
+
+export type ImportResult = { ok: true; counts: EntityCount[]; dataVersion: number } | { ok: false; problems: ImportProblem[] };
+
+export interface ImportProgress {
+  file: string;
+  lines: number;
+  bytes: number;
+  totalBytes: number;
+}
+
+export interface ImportOptions {
+  onProgress?: (p: ImportProgress) => void;
+  /** Called when validation is over and loading starts. */
+  onPhase?: (phase: 'loading' | 'materializing') => void;
+}
+
+export function formatProblem(p: ImportProblem): string {
+  return `${p.file}:${p.line}: ${p.field}: ${p.problem}`;
+}
+
+class Rollback extends Error {}
+
+interface BundleFile {
+  spec: EntitySpec;
+  file: string;
+  path: string;
+  csv: boolean;
+  bytes: number;
+}
+
+/** Which files the bundle has; both the NDJSON and the CSV form of one entity is a problem. */
+function bundleFiles(dir: string, problems: ImportProblem[]): BundleFile[] {
+  const files: BundleFile[] = [];
+  for (const spec of ENTITIES) {
+    const ndjson = join(dir, `${spec.name}.ndjson`);
+    const csv = join(dir, `${spec.name}.csv`);
+    const hasNdjson = existsSync(ndjson);
+    const hasCsv = spec.csv && existsSync(csv);
+    if (hasNdjson && hasCsv) problems.push({ file: `${spec.name}.csv`, line: 0, field: '-', problem: `${spec.name}.ndjson is present too: give one form of each file` });
+    else if (hasNdjson || hasCsv) {
+      const path = hasNdjson ? ndjson : csv;
+      files.push({ spec, file: `${spec.name}.${hasNdjson ? 'ndjson' : 'csv'}`, path, csv: !hasNdjson, bytes: statSync(path).size });
+    }
+  }
+  if (!files.some((f) => f.spec.name === 'orgs') && !problems.length) problems.push({ file: 'orgs.ndjson', line: 0, field: '-', problem: 'missing: every bundle has an orgs.ndjson' });
+  return files;
+}
+
+async function existingCustomTypes(db: Kysely<any>): Promise<Map<string, Map<string, CustomType>>> {
+  const rows = await sql<{ org: string; entity: string; key: string; type: CustomType }>`
+    select o.public_id::text as org, c.entity, c.key, c.type from custom_fields c join orgs o on o.id = c.org_id`.execute(db);
+  const out = new Map<string, Map<string, CustomType>>();
+  for (const r of rows.rows) {
+    const k = `${r.org}|${r.entity}`;
+    if (!out.has(k)) out.set(k, new Map());
+    out.get(k)!.set(r.key, r.type);
+  }
+  return out;
+}
+
+const KEY_LABELS: Record<string, string> = {
+  orgs: 'publicId', event_types: 'code', users: 'org, email', partnerships: 'org, partner', custom_fields: 'org, entity, key',
+  accounts: 'org, crmAccountId', opportunities: 'org, crmOpportunityId', account_matches: 'org, crmAccountId, partner, partnerCrmAccountId', events: 'org, eventId',
+};
+
+export async function importBundle(database: Database, dir: string, options: ImportOptions = {}): Promise<ImportResult> {
+  const problems: ImportProblem[] = [];
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) return { ok: false, problems: [{ file: dir, line: 0, field: '-', problem: 'not a directory' }] };
+  const files = bundleFiles(dir, problems);
+  if (problems.length) return { ok: false, problems };
+  const fileOf = new Map(files.map((f) => [f.spec.name, f.file]));
+  const totalBytes = files.reduce((n, f) => n + f.bytes, 0);
+  let doneBytes = 0;
+
+  let counts: EntityCount[] = [];
+  let dataVersion = 0;
+  try {
+    await database.db.transaction().execute(async (trx) => {
+      const customTypes = await existingCustomTypes(trx);
+      for (const spec of ENTITIES) await createStagingTable(trx, spec);
+
+      for (const file of files) {
+        let bytesRead = 0;
+        const onBytes = (n: number) => {
+          bytesRead += n;
+        };
+        const reader: AsyncGenerator<RawRecord> = file.csv ? readCsv(file.path, onBytes) : readNdjson(file.path, onBytes);
+        let batch: Array<Record<string, unknown>> = [];
+        let lines = 0;
+        const lookup = (org: string, entity: string) => customTypes.get(`${org}|${entity}`);
+        for await (const raw of reader) {
+          lines = raw.line;
+          if ('error' in raw) {
+            problems.push({ file: file.file, line: raw.line, field: '-', problem: raw.error });
+            continue;
+          }
+          const { row, problems: found } = validateRecord(file.spec, raw.record, raw.fromCsv, lookup);
+          if (found.length) {
+            for (const p of found) problems.push({ file: file.file, line: raw.line, field: p.field, problem: p.problem });
+            continue;
+          }
+          if (file.spec.name === 'custom_fields') {
+            const k = `${row.org as string}|${row.entity as string}`;
+            if (!customTypes.has(k)) customTypes.set(k, new Map());
+            customTypes.get(k)!.set(row.key as string, row.type as CustomType);
+          }
+          row.line = raw.line;
+          batch.push(row);
+          if (batch.length >= BATCH_ROWS) {
+            await insertBatch(trx, file.spec, batch);
+            batch = [];
+            options.onProgress?.({ file: file.file, lines, bytes: doneBytes + Math.min(bytesRead, file.bytes), totalBytes });
+          }
+        }
+        await insertBatch(trx, file.spec, batch);
+        await indexStagingTable(trx, file.spec);
+        doneBytes += file.bytes;
+        options.onProgress?.({ file: file.file, lines, bytes: doneBytes, totalBytes });
+      }
+
+      const present = new Set(files.map((f) => f.spec.name));
+      const lineProblems: LineProblem[] = [];
+      for (const file of files) lineProblems.push(...(await checkDuplicates(trx, file.spec, KEY_LABELS[file.spec.name]!)));
+      const references = await checkReferences(trx, present);
+      lineProblems.push(...references);
+      if (present.has('accounts') && !references.some((p) => p.entity === 'accounts' && p.field === 'parentCrmAccountId')) {
+        lineProblems.push(...(await checkParentCycles(trx)));
+      }
+      for (const p of lineProblems) problems.push({ file: fileOf.get(p.entity)!, line: p.line, field: p.field, problem: p.problem });
+      if (problems.length) throw new Rollback();
+
+      options.onPhase?.('loading');
+      counts = [];
+      for (const file of files) counts.push(await loadEntity(trx, file.spec));
+      await dropStagingTables(trx, ENTITIES);
+      options.onPhase?.('materializing');
+      await materialize(trx);
+      const version = await sql<{ value: string }>`update service_state set value = (value::bigint + 1)::text where key = 'data_version' returning value`.execute(trx);
+      dataVersion = Number(version.rows[0]?.value ?? 0);
+    });
+  } catch (err) {
+    if (err instanceof Rollback) {
+      const order = new Map(ENTITIES.map((e, i) => [e.name, i]));
+      const rank = (p: ImportProblem) => order.get(p.file.replace(/\.(ndjson|csv)$/, '')) ?? 99;
+      problems.sort((a, b) => rank(a) - rank(b) || a.line - b.line);
+      return { ok: false, problems };
+    }
+    throw err;
+  }
+  // Fresh statistics for the planner after a bulk change (outside the transaction: ANALYZE is cheap and not transactional state).
+  await sql`analyze`.execute(database.db).catch(() => undefined);
+  return { ok: true, counts, dataVersion };
+}
