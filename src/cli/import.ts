@@ -1,5 +1,32 @@
+/**
+ * `partner-reports import <bundle-dir>`: all or nothing. A progress bar on a terminal
+ * (stderr), then one count line per entity; on any problem, every `file:line: field:
+ * problem` line and a non-zero exit, with the database unchanged.
+ */
+import cliProgress from 'cli-progress';
+import { withDatabase } from './context.js';
 import { CliFailure } from './failure.js';
+import { formatProblem, importBundle, type ImportOptions } from '../ingest/import-bundle.js';
 
-export async function importCommand(_dir: string, _options: { progress: boolean }): Promise<void> {
-  throw new CliFailure('import is not available yet (issue 2)');
+export async function importCommand(dir: string, options: { progress: boolean }): Promise<void> {
+  await withDatabase(async ({ database }) => {
+    const started = Date.now();
+    const showBar = options.progress && process.stderr.isTTY;
+    const bar = showBar ? new cliProgress.SingleBar({ stream: process.stderr, format: 'importing {file} [{bar}] {percentage}% | {phase}', hideCursor: true }, cliProgress.Presets.shades_classic) : undefined;
+    const hooks: ImportOptions = {};
+    if (bar) {
+      bar.start(100, 0, { file: '', phase: 'validating' });
+      hooks.onProgress = (p) => bar.update(p.totalBytes ? Math.floor((p.bytes / p.totalBytes) * 100) : 0, { file: p.file, phase: `validating (${p.lines} lines)` });
+      hooks.onPhase = (phase) => bar.update({ phase });
+    }
+    const result = await importBundle(database, dir, hooks).finally(() => bar?.stop());
+    if (!result.ok) {
+      for (const p of result.problems) process.stderr.write(`${formatProblem(p)}\n`);
+      throw new CliFailure(`import failed: ${result.problems.length} problem${result.problems.length === 1 ? '' : 's'}; nothing was changed`);
+    }
+    const rows = result.counts.reduce((n, c) => n + c.inserted + c.updated + c.unchanged, 0);
+    for (const c of result.counts) process.stdout.write(`${c.entity}: ${c.inserted} inserted, ${c.updated} updated, ${c.unchanged} unchanged\n`);
+    const seconds = (Date.now() - started) / 1000;
+    process.stdout.write(`imported ${rows} records in ${seconds.toFixed(1)} s (${Math.round(rows / Math.max(seconds, 0.001))} records/s); data version ${result.dataVersion}\n`);
+  });
 }
