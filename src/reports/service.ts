@@ -37,7 +37,14 @@ export interface ReportServiceDeps {
   keysetFromOffset?: number;
 }
 
+/** Time spent per stage of one request, for the Server-Timing header. */
+export interface StageTiming {
+  plan: number;
+  db: number;
+}
+
 export interface ReportCall {
+  timing?: StageTiming;
   caller: Caller;
   reportId: string;
   query: Record<string, unknown>;
@@ -53,6 +60,8 @@ export interface EventTypeListing {
 }
 
 export interface ReportService {
+  /** Bumped by every import (caches and ETags key on it). */
+  dataVersion(): Promise<string>;
   records(call: ReportCall): Promise<PageEnvelope<ReportRow>>;
   filterData(call: ReportCall): Promise<FilterValuesPage>;
   columns(call: ReportCall): Promise<ColumnMetadata[]>;
@@ -100,6 +109,15 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
   const run = async <T>(query: RawBuilder<unknown>): Promise<T[]> => (await query.execute(db)).rows as T[];
 
   async function plan(call: ReportCall, paging: Paging, excludeFilterOn?: string): Promise<Plan & { version: string }> {
+    const started = performance.now();
+    try {
+      return await planUntimed(call, paging, excludeFilterOn);
+    } finally {
+      if (call.timing) call.timing.plan += performance.now() - started;
+    }
+  }
+
+  async function planUntimed(call: ReportCall, paging: Paging, excludeFilterOn?: string): Promise<Plan & { version: string }> {
     const def = report(call.reportId, call.channel ? 'channel' : 'analytics');
     const version = await dataVersion();
     const meta = await metadata(call.caller, version);
@@ -139,6 +157,8 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
   }
 
   return {
+    dataVersion,
+
     async records(call) {
       const p = await plan(call, paging(call.query));
       const [rows, total] = await Promise.all([

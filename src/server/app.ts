@@ -83,8 +83,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerHealthRoutes(app, { database: deps.database });
   const reports: ReportService = createReportService({ ...deps.reports, database: deps.database, clock });
   await registerAccess(app, { config: deps.config, database: deps.database, clock, ...deps.access });
-  registerReportAnalyticsRoutes(app, { reports });
-  registerChannelEcosystemRoutes(app, { reports });
+  registerReportAnalyticsRoutes(app, { reports, clock });
+  registerChannelEcosystemRoutes(app, { reports, clock });
   registerAdminRoutes(app, { database: deps.database, config: deps.config, clock });
   addMethodNotAllowed();
   return app;

@@ -60,3 +60,41 @@ for (const engine of engines) {
     });
   });
 }
+
+for (const engine of engines) {
+  describe(`conditional requests and timing on ${engine.name}`, () => {
+    let f: FixtureApp;
+    before(async () => {
+      f = await fixtureApp(engine);
+    });
+    after(() => f.close());
+
+    test('ETag from data version and request; If-None-Match answers 304; errors get no tag', async () => {
+      const url = `${R}/GLOBAL_VERTICAL_ACCOUNTS/records?size=2`;
+      const first = await f.call('POST', url, {});
+      assert.equal(first.statusCode, 200);
+      const etag = String(first.headers.etag);
+      assert.match(etag, /^W\/"\d+-[\w-]+"$/);
+      const again = await f.app.inject({ method: 'POST', url, headers: { 'api-key': f.keys.acme, 'content-type': 'application/json', 'if-none-match': etag }, payload: '{}' });
+      assert.equal(again.statusCode, 304);
+      assert.equal(again.body, '');
+      const otherPage = await f.call('POST', `${R}/GLOBAL_VERTICAL_ACCOUNTS/records?size=3`, {});
+      assert.notEqual(otherPage.headers.etag, etag);
+      const otherTenant = await f.call('POST', url, {}, f.keys.other);
+      assert.notEqual(otherTenant.headers.etag, etag);
+      const bad = await f.call('POST', url, { filters: { nope: 'x' } });
+      assert.equal(bad.statusCode, 400);
+      assert.equal(bad.headers.etag, undefined);
+      // A new import bumps the data version, so the old tag no longer matches.
+      await f.database.db.updateTable('service_state').set({ value: '999' }).where('key', '=', 'data_version').execute();
+      const afterImport = await f.app.inject({ method: 'POST', url, headers: { 'api-key': f.keys.acme, 'content-type': 'application/json', 'if-none-match': etag }, payload: '{}' });
+      assert.equal(afterImport.statusCode, 200);
+      assert.match(String(afterImport.headers.etag), /^W\/"999-/);
+    });
+
+    test('Server-Timing reports plan, db and render', async () => {
+      const res = await f.call('POST', `${R}/GLOBAL_VERTICAL_ACCOUNTS/filterdata?filterField=city`, {});
+      assert.match(String(res.headers['server-timing']), /^plan;dur=\d+\.\d\d, db;dur=\d+\.\d\d, render;dur=\d+\.\d\d$/);
+    });
+  });
+}

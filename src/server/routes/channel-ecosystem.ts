@@ -3,10 +3,11 @@
  * `channelReportType` in the body; the same report service (catalog, planner, query,
  * renderers) serves it as it serves the report-analytics reports.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { CHANNEL_REPORTS, CHANNEL_REPORT_IDS } from '../../reports/catalog/index.js';
-import type { ReportService } from '../../reports/service.js';
+import type { ReportCall, ReportService } from '../../reports/service.js';
+import { runReport } from './report-call.js';
 import { badRequest } from '../errors.js';
 import {
   ChannelColumnsSchema,
@@ -46,24 +47,25 @@ function channelCall(request: Req) {
   };
 }
 
-export function registerChannelEcosystemRoutes(app: FastifyInstance, deps: { reports: ReportService }): void {
+export function registerChannelEcosystemRoutes(app: FastifyInstance, deps: { reports: ReportService; clock: () => number }): void {
   const { reports } = deps;
+  const run = <T>(request: Req, reply: FastifyReply, op: (c: ReportCall) => Promise<T>) => runReport(request, reply, reports, channelCall(request), op, { etag: true, now: deps.clock });
   const tags = ['channel-ecosystem'];
   const anyRow = Type.Object({}, { additionalProperties: true, description: 'A connected partner organization or a matched account (spec 2.10)' });
 
   app.post('/v1/channelecosystem/records', {
     schema: { tags, summary: 'A page of a channel report', querystring: PagingQuerySchema, body: ChannelRecordsSchema, response: { 200: envelopeSchema(anyRow), ...ERROR_RESPONSES } },
-    handler: async (request: Req) => reports.records(channelCall(request)),
+    handler: async (request: Req, reply: FastifyReply) => run(request, reply, reports.records),
   });
 
   app.post('/v1/channelecosystem/columns', {
     schema: { tags, summary: 'Column metadata of a channel report (spec 2.11)', body: ChannelColumnsSchema, response: { 200: Type.Array(ColumnMetadataSchema), ...ERROR_RESPONSES } },
-    handler: async (request: Req) => reports.columns(channelCall(request)),
+    handler: async (request: Req, reply: FastifyReply) => run(request, reply, reports.columns),
   });
 
   app.post('/v1/channelecosystem/filterdata', {
     schema: { tags, summary: 'Values of one column of a channel report', querystring: FilterDataQuerySchema, body: ChannelFilterDataSchema, response: { 200: FilterValuesSchema, ...ERROR_RESPONSES } },
-    handler: async (request: Req) => reports.filterData(channelCall(request)),
+    handler: async (request: Req, reply: FastifyReply) => run(request, reply, reports.filterData),
   });
 
   app.get('/v1/channelecosystem/report-names', {

@@ -8,7 +8,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { ANALYTICS_REPORTS, ANALYTICS_REPORT_IDS } from '../../reports/catalog/index.js';
 import type { ReportDefinition } from '../../reports/catalog/types.js';
-import type { ReportService } from '../../reports/service.js';
+import type { ReportCall, ReportService } from '../../reports/service.js';
+import { registerReportTiming, runReport } from './report-call.js';
 import { notFound } from '../errors.js';
 import {
   ColumnMetadataSchema,
@@ -35,8 +36,11 @@ const call = (report: ReportDefinition, request: Req) => ({
   body: request.body ?? {},
 });
 
-export function registerReportAnalyticsRoutes(app: FastifyInstance, deps: { reports: ReportService }): void {
+export function registerReportAnalyticsRoutes(app: FastifyInstance, deps: { reports: ReportService; clock: () => number }): void {
   const { reports } = deps;
+  const run = <T>(request: Req, reply: FastifyReply, report: ReportDefinition, op: (c: ReportCall) => Promise<T>, etag = true) =>
+    runReport(request, reply, reports, call(report, request), op, { etag, now: deps.clock });
+  registerReportTiming(app);
   for (const report of ANALYTICS_REPORTS) {
     const url = `${BASE}/${report.id}`;
     const tags = ['report-analytics'];
@@ -51,7 +55,7 @@ export function registerReportAnalyticsRoutes(app: FastifyInstance, deps: { repo
         body: ReportRequestSchema,
         response: { 200: envelopeSchema(row), ...ERROR_RESPONSES },
       },
-      handler: async (request: Req) => reports.records(call(report, request)),
+      handler: async (request: Req, reply: FastifyReply) => run(request, reply, report, reports.records),
     });
 
     app.post(`${url}/filterdata`, {
@@ -63,7 +67,7 @@ export function registerReportAnalyticsRoutes(app: FastifyInstance, deps: { repo
         body: ReportRequestSchema,
         response: { 200: FilterValuesSchema, ...ERROR_RESPONSES },
       },
-      handler: async (request: Req) => reports.filterData(call(report, request)),
+      handler: async (request: Req, reply: FastifyReply) => run(request, reply, report, reports.filterData),
     });
 
     app.post(`${url}/columns`, {
@@ -73,7 +77,7 @@ export function registerReportAnalyticsRoutes(app: FastifyInstance, deps: { repo
         body: ReportRequestSchema,
         response: { 200: Type.Array(ColumnMetadataSchema), ...ERROR_RESPONSES },
       },
-      handler: async (request: Req) => reports.columns(call(report, request)),
+      handler: async (request: Req, reply: FastifyReply) => run(request, reply, report, reports.columns),
     });
 
     app.post(`${url}/download`, {
@@ -87,7 +91,8 @@ export function registerReportAnalyticsRoutes(app: FastifyInstance, deps: { repo
         response: { 200: { description: 'CSV file', content: { 'text/csv': { schema: { type: 'string' } } } }, ...ERROR_RESPONSES },
       },
       handler: async (request: Req, reply: FastifyReply) => {
-        const { filename, stream } = await reports.download(call(report, request));
+        const result = await run(request, reply, report, reports.download, false);
+        const { filename, stream } = result as Awaited<ReturnType<ReportService['download']>>;
         return reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${filename}"`).send(stream);
       },
     });
@@ -99,7 +104,7 @@ export function registerReportAnalyticsRoutes(app: FastifyInstance, deps: { repo
         body: ReportRequestSchema,
         response: { 200: DashboardSchema, ...ERROR_RESPONSES },
       },
-      handler: async (request: Req) => reports.dashboard(call(report, request)),
+      handler: async (request: Req, reply: FastifyReply) => run(request, reply, report, reports.dashboard),
     });
   }
 
