@@ -1,0 +1,201 @@
+/**
+ * `importBundle`: valid bundles (NDJSON and CSV), every validation problem with its exact
+ * text, all-or-nothing, idempotent re-import, updates, references to rows already in
+ * the database.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { engines, type TestDatabase } from '../helpers/engines.js';
+import { formatProblem, importBundle } from '../../src/ingest/import-bundle.js';
+import { BUNDLE, ORG, T0, writeSmallBundle } from '../fixtures/small-bundle.js';
+
+const TABLES = ['orgs', 'users', 'partnerships', 'custom_fields', 'accounts', 'opportunities', 'account_matches', 'event_types', 'events', 'rpt_global_accounts', 'rpt_attribution_links', 'service_state'];
+
+async function snapshot(db: TestDatabase): Promise<string> {
+  const parts: string[] = [];
+  for (const t of TABLES) {
+    const rows = await sql.raw(`select to_jsonb(x) as j from ${t} x order by 1::text`).execute(db.db);
+    parts.push(`${t}:${rows.rows.map((r: any) => JSON.stringify(r.j)).sort().join('\n')}`);
+  }
+  return parts.join('\n---\n');
+}
+
+const dirs: string[] = [];
+function bundle(overrides: Partial<Record<string, object[]>> = {}): string {
+  const dir = mkdtempSync(join(tmpdir(), 'pr-import-'));
+  dirs.push(dir);
+  return writeSmallBundle(dir, overrides);
+}
+after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+async function problems(db: TestDatabase, dir: string): Promise<string[]> {
+  const result = await importBundle(db, dir);
+  assert.equal(result.ok, false, 'the import must fail');
+  return result.ok ? [] : result.problems.map(formatProblem);
+}
+
+for (const engine of engines) {
+  describe(`import on ${engine.name}`, () => {
+    let db: TestDatabase;
+    before(async () => {
+      db = await engine.open();
+    });
+    after(() => db.dispose());
+
+    test('a valid bundle imports with counts per entity and the mapped columns', async () => {
+      const result = await importBundle(db, bundle());
+      assert.ok(result.ok, result.ok ? '' : result.problems.map(formatProblem).join('\n'));
+      assert.deepEqual(result.counts.map((c) => [c.entity, c.inserted, c.updated, c.unchanged]), [
+        ['orgs', 7, 0, 0], ['event_types', 3, 0, 0], ['users', 3, 0, 0], ['partnerships', 7, 0, 0], ['custom_fields', 8, 0, 0],
+        ['accounts', 12, 0, 0], ['opportunities', 5, 0, 0], ['account_matches', 7, 0, 0], ['events', 8, 0, 0],
+      ]);
+      assert.equal(result.dataVersion, 1);
+      const a1 = await sql<any>`select a.*, o.public_id::text as org from accounts a join orgs o on o.id = a.org_id where a.crm_account_id = 'A1'`.execute(db.db);
+      const row = a1.rows[0];
+      assert.equal(row.org, ORG.ACME);
+      assert.deepEqual([row.owner_email, row.owner_division, row.custom_owner_name, row.is_customer, row.annual_revenue, row.recent_open_opp_date], ['olive@acme.test', 'West', 'Carl Custom', true, 1_000_000, T0]);
+      assert.deepEqual(row.custom, { tier: 'Gold', score: 10, arr: 100.5, renewal: T0 + 30 * 86400, ispartnerpaid: true });
+      const a2 = await sql<any>`select top_parent_crm_account_id from accounts where crm_account_id = 'A2'`.execute(db.db);
+      assert.equal(a2.rows[0].top_parent_crm_account_id, 'A1', 'top parents are computed at import');
+      const p = await sql<any>`select p.shared_fields, p.owner_phone, po.public_id::text as partner from partnerships p join orgs po on po.id = p.partner_org_id join orgs o on o.id = p.org_id where o.public_id = ${ORG.ACME} and po.public_id = ${ORG.BETA}`.execute(db.db);
+      assert.deepEqual(p.rows[0].shared_fields, ['name', 'country']);
+      const users = await sql<any>`select role from users where email = 'member@acme.test'`.execute(db.db);
+      assert.equal(users.rows[0].role, 'MEMBER');
+    });
+
+    test('re-importing the same bundle changes nothing', async () => {
+      const before = await snapshot(db);
+      const result = await importBundle(db, bundle());
+      assert.ok(result.ok);
+      assert.deepEqual(result.counts.map((c) => [c.inserted, c.updated]), result.counts.map(() => [0, 0]));
+      assert.equal(result.counts.find((c) => c.entity === 'accounts')!.unchanged, 12);
+      const afterImport = (await snapshot(db)).replace('"value":"2"', '"value":"1"');
+      assert.equal(afterImport, before);
+    });
+
+    test('a changed record updates its row; new records insert', async () => {
+      const accounts = [...BUNDLE.accounts!, { org: ORG.ACME, crmAccountId: 'A9', name: 'Nine' }].map((a: any) => (a.crmAccountId === 'A3' ? { ...a, name: 'Beta Renamed' } : a));
+      const result = await importBundle(db, bundle({ accounts }));
+      assert.ok(result.ok);
+      const c = result.counts.find((x) => x.entity === 'accounts')!;
+      assert.deepEqual([c.inserted, c.updated, c.unchanged], [1, 1, 11]);
+      const rpt = await sql<any>`select account_name from rpt_global_accounts where crm_account_id = 'A3'`.execute(db.db);
+      assert.equal(rpt.rows[0].account_name, 'Beta Renamed', 'report tables are rebuilt');
+    });
+
+    test('references may point to rows already in the database', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'pr-import-'));
+      dirs.push(dir);
+      writeFileSync(join(dir, 'orgs.ndjson'), JSON.stringify(BUNDLE.orgs![0]) + '\n');
+      writeFileSync(join(dir, 'opportunities.ndjson'), JSON.stringify({ org: ORG.ACME, crmOpportunityId: 'O9', crmAccountId: 'A1', name: 'Later', createdDate: T0 + 5 * 86400 }) + '\n');
+      const result = await importBundle(db, dir);
+      assert.ok(result.ok, result.ok ? '' : result.problems.map(formatProblem).join('\n'));
+      const links = await sql<any>`select count(*) as n from rpt_attribution_links where opp_crm_opportunity_id = 'O9'`.execute(db.db);
+      assert.equal(Number(links.rows[0].n), 1, 'E1 (A1, T0-10d) is linked to O9 (A1, T0+5d)');
+    });
+
+    test('every kind of problem is reported as file:line: field: problem, all at once', async () => {
+      const orgs = [...BUNDLE.orgs!, { publicId: 'not-a-uuid', name: 'Bad', extra: 1 }, { publicId: ORG.ACME, name: 'Acme again' }];
+      const accounts = [
+        ...BUNDLE.accounts!,
+        { org: ORG.ACME, crmAccountId: 'C1', name: 'Cycle 1', parentCrmAccountId: 'C2' },
+        { org: ORG.ACME, crmAccountId: 'C2', name: 'Cycle 2', parentCrmAccountId: 'C1' },
+        { org: ORG.ACME, crmAccountId: 'B1', name: 7, numberOfEmployees: -1, owner: { name: 'x', age: 3 }, custom: { score: 'high' } },
+        { org: '99999999-9999-4999-8999-999999999999', crmAccountId: 'B2', name: 'Nowhere' },
+      ];
+      const opportunities = [...BUNDLE.opportunities!, { org: ORG.ACME, crmOpportunityId: 'O8', crmAccountId: 'MISSING', name: 'x', createdDate: 'yesterday' }, { org: ORG.ACME, name: 'no id' }];
+      const events = [...BUNDLE.events!, { org: ORG.ACME, eventId: 'E9', eventDate: T0, eventTypeCode: 'NOPE', crmAccountId: 'A1', partner: ORG.ALPHA }, { org: ORG.ACME, eventId: 'E8', eventDate: T0, eventTypeCode: 'WORKFLOW', eventSubtypeCode: 'CREATED', crmAccountId: 'A1', partner: ORG.ALPHA }];
+      const partnerships = [...BUNDLE.partnerships!, { org: ORG.OTHER, partner: ORG.BETA, status: 'FRIENDS', sharedFields: ['name', 'secretSauce'] }];
+      const matches = [...BUNDLE.account_matches!, { org: ORG.ACME, crmAccountId: 'A1', partner: ORG.BETA, partnerCrmAccountId: 'NOPE', firstMatchDate: T0 }];
+      const list = await problems(db, bundle({ orgs, accounts, opportunities, events, partnerships, account_matches: matches }));
+      const o = BUNDLE.orgs!.length;
+      const p = BUNDLE.partnerships!.length;
+      const a = BUNDLE.accounts!.length;
+      const op = BUNDLE.opportunities!.length;
+      const m = BUNDLE.account_matches!.length;
+      const e = BUNDLE.events!.length;
+      assert.deepEqual(list, [
+        `orgs.ndjson:${o + 1}: extra: unknown field`,
+        `orgs.ndjson:${o + 1}: publicId: must be a UUID, got the string "not-a-uuid"`,
+        `orgs.ndjson:${o + 2}: publicId: duplicate natural key (publicId): already on line 1`,
+        `partnerships.ndjson:${p + 1}: status: must be one of CONNECTED, PENDING, DISCONNECTED, got the string "FRIENDS"`,
+        `partnerships.ndjson:${p + 1}: sharedFields: unknown account field "secretSauce": use account field names of the bundle (e.g. "name", "accountType", "owner.email", "owner") or "custom.<key>"`,
+        `accounts.ndjson:${a + 1}: parentCrmAccountId: parent cycle: following parentCrmAccountId never reaches a top-level account`,
+        `accounts.ndjson:${a + 2}: parentCrmAccountId: parent cycle: following parentCrmAccountId never reaches a top-level account`,
+        `accounts.ndjson:${a + 3}: owner.age: unknown field`,
+        `accounts.ndjson:${a + 3}: name: must be a string, got number 7`,
+        `accounts.ndjson:${a + 3}: numberOfEmployees: must not be negative, got -1`,
+        `accounts.ndjson:${a + 3}: custom.score: must be a number, got the string "high" (custom field of type number)`,
+        `accounts.ndjson:${a + 4}: org: reference to a missing organization`,
+        `opportunities.ndjson:${op + 1}: createdDate: must be epoch seconds (an integer), got the string "yesterday"`,
+        `opportunities.ndjson:${op + 2}: crmOpportunityId: missing required field`,
+        `opportunities.ndjson:${op + 2}: crmAccountId: missing required field`,
+        `opportunities.ndjson:${op + 2}: createdDate: missing required field`,
+        `account_matches.ndjson:${m + 1}: partnerCrmAccountId: reference to a missing account of the partner organization`,
+        `events.ndjson:${e + 1}: eventTypeCode: reference to a missing event type`,
+        `events.ndjson:${e + 2}: eventSubtypeCode: not a subtype of the event type`,
+      ]);
+    });
+
+    test('parent cycles and missing parents are reported per account', async () => {
+      const cycle = [...BUNDLE.accounts!, { org: ORG.ACME, crmAccountId: 'C1', name: 'Cycle 1', parentCrmAccountId: 'C2' }, { org: ORG.ACME, crmAccountId: 'C2', name: 'Cycle 2', parentCrmAccountId: 'C1' }];
+      const n = BUNDLE.accounts!.length;
+      assert.deepEqual(await problems(db, bundle({ accounts: cycle })), [
+        `accounts.ndjson:${n + 1}: parentCrmAccountId: parent cycle: following parentCrmAccountId never reaches a top-level account`,
+        `accounts.ndjson:${n + 2}: parentCrmAccountId: parent cycle: following parentCrmAccountId never reaches a top-level account`,
+      ]);
+      const dangling = [...BUNDLE.accounts!, { org: ORG.ACME, crmAccountId: 'D1', name: 'Dangling', parentCrmAccountId: 'GHOST' }];
+      assert.deepEqual(await problems(db, bundle({ accounts: dangling })), [`accounts.ndjson:${n + 1}: parentCrmAccountId: reference to a missing account of the same organization`]);
+    });
+
+    test('all or nothing: one bad line in the last file leaves the database exactly as it was', async () => {
+      const before = await snapshot(db);
+      const events = [...BUNDLE.events!, { org: ORG.ACME, eventId: 'E99', eventDate: T0, eventTypeCode: 'WORKFLOW', crmAccountId: 'A1', partner: ORG.ALPHA, surprise: true }];
+      const accounts = BUNDLE.accounts!.map((a: any) => ({ ...a, name: `${a.name} changed` }));
+      const list = await problems(db, bundle({ accounts, events }));
+      assert.deepEqual(list, [`events.ndjson:${events.length}: surprise: unknown field`]);
+      assert.equal(await snapshot(db), before);
+    });
+
+    test('CSV accounts and opportunities with flattened owner.* and custom.* columns', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'pr-import-'));
+      dirs.push(dir);
+      writeFileSync(join(dir, 'orgs.ndjson'), JSON.stringify(BUNDLE.orgs![0]) + '\n');
+      writeFileSync(
+        join(dir, 'accounts.csv'),
+        'org,crmAccountId,name,numberOfEmployees,isCustomer,owner.email,custom.score,custom.tier,custom.ispartnerpaid,annualRevenue\r\n' +
+          `${ORG.ACME},CSV1,"Comma, Inc.",42,true,csv@acme.test,7,"Quote ""Q""",false,1.5e3\r\n` +
+          `${ORG.ACME},CSV2,Plain,,,,,,,\r\n`,
+      );
+      writeFileSync(join(dir, 'opportunities.csv'), 'org,crmOpportunityId,crmAccountId,name,createdDate,amount,isWon,owner.name\n' + `${ORG.ACME},OCSV,CSV1,Deal,${T0},12.5,false,Olga\n`);
+      const result = await importBundle(db, dir);
+      assert.ok(result.ok, result.ok ? '' : result.problems.map(formatProblem).join('\n'));
+      const rows = await sql<any>`select crm_account_id, name, number_of_employees, is_customer, owner_email, custom, annual_revenue from accounts where crm_account_id like 'CSV%' order by 1`.execute(db.db);
+      assert.deepEqual(rows.rows[0], { crm_account_id: 'CSV1', name: 'Comma, Inc.', number_of_employees: 42, is_customer: true, owner_email: 'csv@acme.test', custom: { score: 7, tier: 'Quote "Q"', ispartnerpaid: false }, annual_revenue: 1500 });
+      assert.deepEqual(rows.rows[1], { crm_account_id: 'CSV2', name: 'Plain', number_of_employees: null, is_customer: null, owner_email: null, custom: {}, annual_revenue: null });
+      const opp = await sql<any>`select amount, is_won, owner_name, created_date from opportunities where crm_opportunity_id = 'OCSV'`.execute(db.db);
+      assert.deepEqual(opp.rows[0], { amount: 12.5, is_won: false, owner_name: 'Olga', created_date: T0 });
+      const bad = mkdtempSync(join(tmpdir(), 'pr-import-'));
+      dirs.push(bad);
+      writeFileSync(join(bad, 'orgs.ndjson'), JSON.stringify(BUNDLE.orgs![0]) + '\n');
+      writeFileSync(join(bad, 'accounts.csv'), `org,crmAccountId,name,numberOfEmployees,bogus\n${ORG.ACME},X,Name,many,1\n`);
+      assert.deepEqual(await problems(db, bad), ['accounts.csv:2: bogus: unknown field', 'accounts.csv:2: numberOfEmployees: must be an integer, got the string "many"']);
+    });
+
+    test('a bundle without orgs.ndjson, or with both forms of a file, is refused', async () => {
+      const empty = mkdtempSync(join(tmpdir(), 'pr-import-'));
+      dirs.push(empty);
+      assert.deepEqual(await problems(db, empty), ['orgs.ndjson:0: -: missing: every bundle has an orgs.ndjson']);
+      const both = bundle();
+      writeFileSync(join(both, 'accounts.csv'), 'org,crmAccountId,name\n');
+      assert.match((await problems(db, both))[0]!, /^accounts\.csv:0: -: accounts\.ndjson is present too/);
+      const broken = bundle();
+      writeFileSync(join(broken, 'users.ndjson'), '{"org": \n[1]\n');
+      assert.deepEqual(await problems(db, broken), ['users.ndjson:1: -: not valid JSON', 'users.ndjson:2: -: must be a JSON object']);
+    });
+  });
+}
