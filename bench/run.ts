@@ -1,0 +1,272 @@
+/**
+ * `npm run bench`: the performance benchmark (docs/benchmarks.md). Never part of npm test.
+ *
+ *   1. generates (or reuses) a demo bundle: --scale 1000 by default = 2,000,000
+ *      GLOBAL_VERTICAL_ACCOUNTS rows for the demo tenant and 100,000 for a second one;
+ *   2. imports it into the PostgreSQL at DATABASE_URL (a dedicated database, created
+ *      when missing; reused when it already holds this bundle);
+ *   3. starts the built server with authentication and a raised rate limit;
+ *   4. drives each scenario over HTTP with autocannon (concurrency 10, warm-up, then
+ *      BENCH_SECONDS seconds), and runs the same SQL directly against PostgreSQL at the
+ *      same concurrency (the floor);
+ *   5. prints and writes bench/results/<time>.json: p50, p99, requests/s, service/floor
+ *      ratio per scenario, import time and rows/s, CSV rows/s, the server's peak RSS.
+ *
+ * Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres; the
+ * bench database is pr_bench on that server), BENCH_SCALE (1000), BENCH_SECONDS (15),
+ * BENCH_WARMUP_SECONDS (3), BENCH_ONLY (comma-separated scenario names).
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem, platform, release } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { sql } from 'kysely';
+import { openDatabase } from '../src/db/database.js';
+import { writeDemoBundle, DEMO_ORG_PUBLIC_ID, DEMO_ADMIN_EMAIL } from '../src/demo/generate.js';
+import { importBundle, formatProblem } from '../src/ingest/import-bundle.js';
+import { createApiKey } from '../src/server/access/api-keys.js';
+import { reportById } from '../src/reports/catalog/index.js';
+import { loadOrgMetadata } from '../src/reports/metadata.js';
+import { buildPlan } from '../src/reports/plan.js';
+import { countQuery, recordsQuery } from '../src/reports/query.js';
+import { parsePaging, parseReportBody } from '../src/reports/request.js';
+
+const ROOT = join(import.meta.dirname, '..');
+const SCALE = Number(process.env.BENCH_SCALE ?? 1000);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
+const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
+const CONCURRENCY = 10;
+const ONLY = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
+const serverUrl = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+const benchUrl = new URL(serverUrl.toString());
+benchUrl.pathname = '/pr_bench';
+
+const log = (line: string) => process.stdout.write(`${line}\n`);
+
+interface Scenario {
+  name: string;
+  path: string;
+  body: Record<string, unknown>;
+  /** report id and query string when the scenario has a direct-SQL floor */
+  floor?: { report: string; query: Record<string, unknown> };
+}
+
+interface Result {
+  name: string;
+  p50: number;
+  p99: number;
+  rps: number;
+  requests: number;
+  errors: number;
+  non2xx: number;
+  floorP50?: number;
+  ratio?: number;
+}
+
+async function ensureDatabase(): Promise<void> {
+  const admin = new pg.Client({ connectionString: serverUrl.toString() });
+  await admin.connect();
+  const exists = await admin.query('select 1 from pg_database where datname = $1', ['pr_bench']);
+  if (!exists.rowCount) await admin.query('create database pr_bench');
+  await admin.end();
+}
+
+async function prepareData(): Promise<{ importSeconds: number | null; rows: number; key: string; partnerId: string; partnerIds: string[] }> {
+  const dir = join(ROOT, 'bench', 'data', `scale-${SCALE}`);
+  if (!existsSync(join(dir, 'orgs.ndjson'))) {
+    log(`generating the demo bundle at --scale ${SCALE} into ${dir} ...`);
+    const summary = await writeDemoBundle(dir, { scale: SCALE, seed: 42 });
+    log(`  ${summary.rows} rows in ${summary.seconds.toFixed(1)} s (${Math.round(summary.rows / summary.seconds)} rows/s)`);
+  } else log(`reusing the bundle in ${dir}`);
+  await ensureDatabase();
+  const database = await openDatabase({ databaseUrl: benchUrl.toString(), statementTimeoutMs: 600_000 });
+  const marker = join(dir, '.imported');
+  let importSeconds: number | null = null;
+  const version = await database.db.selectFrom('service_state').select('value').where('key', '=', 'data_version').executeTakeFirst();
+  if (!existsSync(marker) || version?.value === '0') {
+    log('importing into PostgreSQL ...');
+    const started = Date.now();
+    const result = await importBundle(database, dir);
+    if (!result.ok) throw new Error(result.problems.slice(0, 10).map(formatProblem).join('\n'));
+    importSeconds = (Date.now() - started) / 1000;
+    writeFileSync(marker, String(importSeconds));
+  } else log('the bench database already holds this bundle');
+  const org = await database.db.selectFrom('orgs').select('id').where('public_id', '=', DEMO_ORG_PUBLIC_ID).executeTakeFirstOrThrow();
+  const user = await database.db.selectFrom('users').select('id').where('org_id', '=', org.id).where('email', '=', DEMO_ADMIN_EMAIL).executeTakeFirstOrThrow();
+  const key = (await createApiKey(database.db, { orgId: org.id, userId: user.id, name: 'bench' })).key;
+  const meta = await loadOrgMetadata(database.db, org.id);
+  const partnerIds = [...meta.partners.values()].map((p) => p.publicId);
+  const total = (await sql<{ n: number }>`select count(*) as n from rpt_global_accounts r join orgs o on o.id = r.org_id where o.public_id = ${DEMO_ORG_PUBLIC_ID}`.execute(database.db)).rows[0]!;
+  await database.close();
+  return { importSeconds, rows: Number(total.n), key, partnerId: partnerIds[0]!, partnerIds };
+}
+
+function scenarios(partnerId: string, partnerIds: string[]): Scenario[] {
+  const R = '/v1/report-analytics/report';
+  const GVA = `${R}/GLOBAL_VERTICAL_ACCOUNTS`;
+  const ctx = { partnerPublicIds: partnerIds, eventTypeCodes: ['ACTION_LIST', 'WORKFLOW'], dateRangeDays: 90, oppCreatedDateDays: 90 };
+  const list: Scenario[] = [
+    { name: 'default page', path: `${GVA}/records`, body: {}, floor: { report: 'GLOBAL_VERTICAL_ACCOUNTS', query: {} } },
+    { name: 'exact filter', path: `${GVA}/records`, body: { filters: { country: 'Germany' } }, floor: { report: 'GLOBAL_VERTICAL_ACCOUNTS', query: {} } },
+    { name: 'contains on two columns', path: `${GVA}/records`, body: { filters: { account_name: 'tech-?-', city: 'an-?-' } }, floor: { report: 'GLOBAL_VERTICAL_ACCOUNTS', query: {} } },
+    { name: 'range on a date and a number', path: `${GVA}/records`, body: { filters: { partner_first_match_date: '1735689600<->1767225600', number_of_employees: '100<->5000' } }, floor: { report: 'GLOBAL_VERTICAL_ACCOUNTS', query: {} } },
+    { name: 'free-text search', path: `${GVA}/records`, body: { search: 'logistics' }, floor: { report: 'GLOBAL_VERTICAL_ACCOUNTS', query: {} } },
+    { name: 'sort by a non-indexed column', path: `${GVA}/records?sort=annual_revenue,desc`, body: {}, floor: { report: 'GLOBAL_VERTICAL_ACCOUNTS', query: { sort: 'annual_revenue,desc' } } },
+    { name: 'second page', path: `${GVA}/records?page=1`, body: { filters: { country: 'Germany' } }, floor: { report: 'GLOBAL_VERTICAL_ACCOUNTS', query: { page: '1' } } },
+    { name: 'page 0 of size 2000', path: `${GVA}/records?page=0&size=2000`, body: {}, floor: { report: 'GLOBAL_VERTICAL_ACCOUNTS', query: { page: '0', size: '2000' } } },
+    { name: 'page 999 of size 2000', path: `${GVA}/records?page=999&size=2000`, body: {}, floor: { report: 'GLOBAL_VERTICAL_ACCOUNTS', query: { page: '999', size: '2000' } } },
+    { name: 'filterdata string', path: `${GVA}/filterdata?filterField=industry`, body: {} },
+    { name: 'filterdata range', path: `${GVA}/filterdata?filterField=annual_revenue`, body: {} },
+    { name: 'dashboard', path: `${GVA}/dashboard`, body: {} },
+    { name: 'dashboard filtered', path: `${GVA}/dashboard`, body: { filters: { country: 'Germany' } } },
+    { name: 'attribution events 90 days', path: `${R}/ATTRIBUTION_EVENTS/records`, body: { context: ctx }, floor: { report: 'ATTRIBUTION_EVENTS', query: {} } },
+    { name: 'attribution summary 90 days', path: `${R}/PIPELINE_ATTRIBUTION_SUMMARY/records`, body: { context: ctx }, floor: { report: 'PIPELINE_ATTRIBUTION_SUMMARY', query: {} } },
+    { name: 'attribution detail 90 days', path: `${R}/PIPELINE_ATTRIBUTION_DETAIL/records`, body: { context: ctx }, floor: { report: 'PIPELINE_ATTRIBUTION_DETAIL', query: {} } },
+    { name: 'matched accounts of one partner', path: '/v1/channelecosystem/records', body: { channelReportType: 'PARTNER_ORG_MATCHED_ACCOUNTS', matchingType: 'MUTUAL', companyPartnerPublicId: partnerId } },
+  ];
+  return ONLY ? list.filter((s) => ONLY.includes(s.name)) : list;
+}
+
+function startServer(): Promise<{ child: ChildProcess; url: string; peakRss: () => number }> {
+  return new Promise((resolve, reject) => {
+    const port = 18_000 + Math.floor(Math.random() * 1000);
+    const child = spawn(process.execPath, [join(ROOT, 'bin', 'partner-reports.js'), 'serve', '--port', String(port)], {
+      env: { ...process.env, DATABASE_URL: benchUrl.toString(), RATE_LIMIT_PER_MINUTE: '100000000', LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const url = `http://127.0.0.1:${port}`;
+    const peakRss = () => {
+      try {
+        const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+        return Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024;
+      } catch {
+        return 0;
+      }
+    };
+    const deadline = Date.now() + 30_000;
+    const poll = async () => {
+      try {
+        const res = await fetch(`${url}/readyz`);
+        if (res.ok) return resolve({ child, url, peakRss });
+      } catch {
+        /* not yet */
+      }
+      if (Date.now() > deadline) reject(new Error('server did not become ready'));
+      else setTimeout(poll, 200);
+    };
+    child.on('exit', (code) => reject(new Error(`server exited with ${code}`)));
+    void poll();
+  });
+}
+
+async function drive(url: string, key: string, s: Scenario, seconds: number): Promise<autocannon.Result> {
+  return autocannon({
+    url: `${url}${s.path}`,
+    method: 'POST',
+    headers: { 'api-key': key, 'content-type': 'application/json' },
+    body: JSON.stringify(s.body),
+    connections: CONCURRENCY,
+    duration: seconds,
+  });
+}
+
+/** p50 of the same SQL (page + count, as the service runs them) straight against PostgreSQL, at the same concurrency. */
+async function floor(s: Scenario, pool: pg.Pool, meta: Awaited<ReturnType<typeof loadOrgMetadata>>): Promise<number> {
+  const { Kysely, PostgresAdapter, DummyDriver, PostgresIntrospector, PostgresQueryCompiler } = await import('kysely');
+  const compiler = new Kysely<unknown>({ dialect: { createAdapter: () => new PostgresAdapter(), createDriver: () => new DummyDriver(), createIntrospector: (k) => new PostgresIntrospector(k), createQueryCompiler: () => new PostgresQueryCompiler() } });
+  const errors: { field: string; message: string }[] = [];
+  const paging = parsePaging({ ...Object.fromEntries(new URLSearchParams(s.path.split('?')[1] ?? '')), ...s.floor!.query }, errors);
+  const plan = buildPlan({ report: reportById(s.floor!.report as never), meta, body: parseReportBody(s.body), paging, nowSeconds: Math.floor(Date.now() / 1000) });
+  const page = recordsQuery(plan).compile(compiler);
+  const count = countQuery(plan).compile(compiler);
+  const times: number[] = [];
+  const until = Date.now() + Math.min(SECONDS, 5) * 1000;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (Date.now() < until) {
+        const t = performance.now();
+        await Promise.all([pool.query(page.sql, page.parameters as unknown[]), pool.query(count.sql, count.parameters as unknown[])]);
+        times.push(performance.now() - t);
+      }
+    }),
+  );
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)] ?? 0;
+}
+
+async function csvThroughput(url: string, key: string): Promise<{ rows: number; seconds: number; rowsPerSecond: number }> {
+  const started = performance.now();
+  const res = await fetch(`${url}/v1/report-analytics/report/GLOBAL_VERTICAL_ACCOUNTS/download`, { method: 'POST', headers: { 'api-key': key, 'content-type': 'application/json' }, body: '{}' });
+  let rows = -1; // header line
+  const reader = res.body!.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    for (let i = 0; i < value.length; i++) if (value[i] === 10) rows++;
+  }
+  const seconds = (performance.now() - started) / 1000;
+  return { rows, seconds, rowsPerSecond: Math.round(rows / seconds) };
+}
+
+async function main(): Promise<void> {
+  log(`benchmark: scale ${SCALE}, ${SECONDS} s per scenario at concurrency ${CONCURRENCY}`);
+  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit' });
+  const data = await prepareData();
+  const { child, url, peakRss } = await startServer();
+  const pool = new pg.Pool({ connectionString: benchUrl.toString(), max: CONCURRENCY });
+  const database = await openDatabase({ databaseUrl: benchUrl.toString(), migrate: false });
+  const org = await database.db.selectFrom('orgs').select('id').where('public_id', '=', DEMO_ORG_PUBLIC_ID).executeTakeFirstOrThrow();
+  const meta = await loadOrgMetadata(database.db, org.id);
+  const results: Result[] = [];
+  try {
+    for (const s of scenarios(data.partnerId, data.partnerIds)) {
+      log(`- ${s.name}: warming up`);
+      await drive(url, data.key, s, WARMUP);
+      const r = await drive(url, data.key, s, SECONDS);
+      const result: Result = { name: s.name, p50: r.latency.p50, p99: r.latency.p99, rps: Math.round(r.requests.average), requests: r.requests.total, errors: r.errors, non2xx: r.non2xx };
+      if (s.floor) {
+        result.floorP50 = Number((await floor(s, pool, meta)).toFixed(2));
+        result.ratio = result.floorP50 > 0 ? Number((result.p50 / result.floorP50).toFixed(2)) : undefined;
+      }
+      results.push(result);
+      log(`  p50 ${result.p50} ms, p99 ${result.p99} ms, ${result.rps} req/s${result.floorP50 !== undefined ? `, direct SQL p50 ${result.floorP50} ms (ratio ${result.ratio})` : ''}${result.non2xx ? `, ${result.non2xx} non-2xx!` : ''}`);
+    }
+    log('- CSV download of every GLOBAL_VERTICAL_ACCOUNTS row');
+    const csv = ONLY && !ONLY.includes('csv') ? undefined : await csvThroughput(url, data.key);
+    if (csv) log(`  ${csv.rows} rows in ${csv.seconds.toFixed(1)} s = ${csv.rowsPerSecond} rows/s`);
+    const report = {
+      at: new Date().toISOString(),
+      commit: (() => {
+        try {
+          return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT }).toString().trim();
+        } catch {
+          return 'unknown';
+        }
+      })(),
+      machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryBytes: totalmem(), platform: platform(), release: release(), node: process.version },
+      scale: SCALE,
+      overlapRows: data.rows,
+      import: data.importSeconds === null ? null : { seconds: data.importSeconds, rowsPerSecond: Math.round(data.rows / data.importSeconds) },
+      concurrency: CONCURRENCY,
+      seconds: SECONDS,
+      scenarios: results,
+      csv,
+      serverPeakRssBytes: peakRss(),
+    };
+    mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
+    const file = join(ROOT, 'bench', 'results', `${report.at.replace(/[:.]/g, '-')}.json`);
+    writeFileSync(file, JSON.stringify(report, null, 2));
+    log(`server peak RSS ${(report.serverPeakRssBytes / 1048576).toFixed(0)} MiB; results in ${file}`);
+  } finally {
+    child.kill('SIGTERM');
+    await pool.end();
+    await database.close();
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`bench failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});
