@@ -12,6 +12,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import { ACCOUNT_FIELDS, type AccountField } from '../reports/catalog/account-fields.js';
+import { ANALYTICS_REPORTS, CHANNEL_REPORTS, isTextual, type ReportDefinition } from '../reports/catalog/index.js';
 
 type Pairs = ReadonlyArray<readonly [column: string, expression: string]>;
 
@@ -43,9 +44,36 @@ function partnerFieldsExpression(): string {
 
 const text = (expr: string) => `lower(${expr}) collate "C", ${expr} collate "C"`;
 
+/** Which report each table serves: its catalog decides what `search_text` holds. */
+const REPORT_OF_TABLE: Record<string, ReportDefinition> = Object.fromEntries([...ANALYTICS_REPORTS, ...CHANNEL_REPORTS].map((r) => [r.table, r]));
+
+/** String values of a jsonb object (custom fields, partner fields), separated like the columns. */
+const jsonStrings = (expr: string) =>
+  `coalesce((select string_agg(j.value #>> '{}', chr(31)) from jsonb_each(${expr}) j where jsonb_typeof(j.value) = 'string'), '')`;
+
+/**
+ * The row's searchable text: every textual column of the report's catalog and the string
+ * values of its custom (and shared partner) fields, joined by U+001F so that no search
+ * term (they never contain it) can match across two values.
+ */
+function searchText(table: string, pairs: Pairs): string {
+  const report = REPORT_OF_TABLE[table];
+  const source = new Map(pairs);
+  const parts: string[] = [];
+  for (const c of report?.columns ?? []) {
+    if (!isTextual(c.type)) continue;
+    const expr = source.get(c.sql.replace(/^r\./, ''));
+    if (expr) parts.push(`coalesce((${expr})::text, '')`);
+  }
+  if (source.has('custom')) parts.push(jsonStrings(`(${source.get('custom')})`));
+  if (source.has('partner_fields')) parts.push(jsonStrings(`(${source.get('partner_fields')})`));
+  return parts.join(' || chr(31) || ');
+}
+
 async function insert(db: Kysely<any>, table: string, pairs: Pairs, from: string): Promise<void> {
-  const columns = pairs.map(([c]) => c).join(', ');
-  const expressions = pairs.map(([, e]) => e).join(',\n    ');
+  const all: Pairs = [...pairs, ['search_text', searchText(table, pairs)]];
+  const columns = all.map(([c]) => c).join(', ');
+  const expressions = all.map(([, e]) => e).join(',\n    ');
   await sql.raw(`insert into ${table} (${columns})\n  select ${expressions}\n  ${from}`).execute(db);
 }
 
@@ -131,7 +159,24 @@ const oppColumns: Pairs = [
 
 // ---- the build ------------------------------------------------------------------------
 
+/**
+ * Secondary indexes of the report tables, dropped before a rebuild and created after it.
+ * Tenant first; trigram GIN for free-text search.
+ */
+const REPORT_INDEXES: ReadonlyArray<readonly [name: string, definition: string]> = [
+  ['rpt_attribution_links_opp', 'rpt_attribution_links (org_id, opp_rid)'],
+  ['rpt_attribution_links_scope', 'rpt_attribution_links (org_id, partner_org_id, event_date)'],
+  ['rpt_attribution_events_scope', 'rpt_attribution_events (org_id, partner_org_id, event_date)'],
+  ['rpt_matched_accounts_partner', 'rpt_matched_accounts (org_id, partner_org_id, rid)'],
+  ['rpt_global_accounts_search', 'rpt_global_accounts using gin (search_text gin_trgm_ops)'],
+  ['rpt_global_opportunities_search', 'rpt_global_opportunities using gin (search_text gin_trgm_ops)'],
+  ['rpt_attribution_events_search', 'rpt_attribution_events using gin (search_text gin_trgm_ops)'],
+  ['rpt_attribution_links_search', 'rpt_attribution_links using gin (search_text gin_trgm_ops)'],
+  ['rpt_matched_accounts_search', 'rpt_matched_accounts using gin (search_text gin_trgm_ops)'],
+];
+
 export async function materialize(db: Kysely<any>): Promise<void> {
+  for (const [name] of REPORT_INDEXES) await sql.raw(`drop index if exists ${name}`).execute(db);
   await computeTopParents(db);
   await buildTemporaryTables(db);
   for (const table of ['rpt_global_accounts', 'rpt_global_opportunities', 'rpt_attribution_events', 'rpt_new_opportunities', 'rpt_attribution_links', 'rpt_connected_partners', 'rpt_matched_accounts']) {
@@ -144,6 +189,7 @@ export async function materialize(db: Kysely<any>): Promise<void> {
   await buildConnectedPartners(db);
   await buildMatchedAccounts(db);
   for (const t of ['tmp_matches', 'tmp_partner_counts', 'tmp_subtypes', 'tmp_links']) await sql.raw(`drop table if exists ${t}`).execute(db);
+  for (const [name, definition] of REPORT_INDEXES) await sql.raw(`create index ${name} on ${definition}`).execute(db);
 }
 
 /** Follows parentCrmAccountId to the root (import has already rejected cycles and dangling parents). */

@@ -106,10 +106,18 @@ export function filterCondition(f: FilterPlan): Sql {
   }
 }
 
-/** Each term must occur in at least one textual column (terms ANDed, columns ORed). */
+/** The separator of `search_text` (materialize.ts); a term containing it cannot use that column. */
+const SEARCH_SEPARATOR = '\u001f';
+
+/**
+ * Each term must occur in at least one textual column (terms ANDed, columns ORed). The
+ * report tables keep those columns joined in `search_text` (trigram-indexed), so a term
+ * is one ILIKE on it; the same test as ORing ILIKE over the columns.
+ */
 export function searchCondition(terms: readonly string[], columns: readonly Column[]): Sql {
   return and(terms.map((t) => {
     const pattern = likeContains(t);
+    if (!t.includes(SEARCH_SEPARATOR)) return sql`r.search_text ilike ${pattern}`;
     return or(columns.map((c) => sql`${columnExpr(c)} ilike ${pattern}`));
   }));
 }

@@ -134,12 +134,12 @@ export type ReportTable = keyof typeof REPORT_TABLES;
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   for (const [table, columns] of Object.entries(REPORT_TABLES)) {
-    await sql`create table ${sql.table(table)} (${sql.raw(columns)}, primary key (org_id, rid))`.execute(db);
+    // search_text: the row's searchable text (textual columns and string custom values,
+    // separated by U+001F), so free-text search is one trigram-indexed ILIKE per term.
+    await sql`create table ${sql.table(table)} (${sql.raw(columns)}, search_text text, primary key (org_id, rid))`.execute(db);
   }
-  await sql`create index rpt_attribution_links_opp on rpt_attribution_links (org_id, opp_rid)`.execute(db);
-  await sql`create index rpt_attribution_links_scope on rpt_attribution_links (org_id, partner_org_id, event_date)`.execute(db);
-  await sql`create index rpt_attribution_events_scope on rpt_attribution_events (org_id, partner_org_id, event_date)`.execute(db);
-  await sql`create index rpt_matched_accounts_partner on rpt_matched_accounts (org_id, partner_org_id, rid)`.execute(db);
+  // Secondary indexes are created by materialize.ts after each rebuild (cheaper than
+  // maintaining them row by row during the bulk insert).
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
