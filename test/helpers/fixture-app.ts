@@ -30,7 +30,10 @@ export interface FixtureApp {
   close(): Promise<void>;
 }
 
-export async function fixtureApp(engine: TestEngine, options: { bundle?: Parameters<typeof writeSmallBundle>[1]; config?: Partial<Config>; reports?: AppDeps['reports'] } = {}): Promise<FixtureApp> {
+export async function fixtureApp(
+  engine: TestEngine,
+  options: { bundle?: Parameters<typeof writeSmallBundle>[1]; config?: Partial<Config>; reports?: AppDeps['reports']; access?: AppDeps['access'] } = {},
+): Promise<FixtureApp> {
   const database = await engine.open();
   const dir = mkdtempSync(join(tmpdir(), 'pr-fixture-'));
   try {
@@ -47,7 +50,7 @@ export async function fixtureApp(engine: TestEngine, options: { bundle?: Paramet
   };
   const keys = { acme: await key(ORG.ACME, USERS.ACME_ADMIN), acmeMember: await key(ORG.ACME, USERS.ACME_MEMBER), other: await key(ORG.OTHER, USERS.OTHER_ADMIN) };
   const config = { ...loadConfig({}), rateLimitPerMinute: 1_000_000, ...options.config };
-  const app = await buildApp({ config, database, logger: false, clock: () => NOW * 1000, ...(options.reports ? { reports: options.reports } : {}) });
+  const app = await buildApp({ config, database, logger: false, clock: () => NOW * 1000, ...(options.reports ? { reports: options.reports } : {}), ...(options.access ? { access: options.access } : {}) });
 
   const call: FixtureApp['call'] = (method, url, body, k = keys.acme) =>
     app.inject({ method, url, headers: { 'api-key': k, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { payload: JSON.stringify(body) }) });

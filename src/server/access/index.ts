@@ -5,7 +5,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config.js';
 import type { Database } from '../../db/database.js';
-import { unauthorized } from '../errors.js';
+import { tooManyRequests, unauthorized } from '../errors.js';
+import { memoryRateLimiter, type RateLimiter } from './rate-limit.js';
 import { hashKey, sameHash } from './api-keys.js';
 import type { Caller } from './caller.js';
 import './caller.js';
@@ -14,12 +15,16 @@ export interface AccessOptions {
   config: Config;
   database: Database;
   clock: () => number;
+  /** Default: in memory with config.rateLimitPerMinute. */
+  limiter?: RateLimiter;
 }
 
 export async function registerAccess(app: FastifyInstance, options: AccessOptions): Promise<void> {
   const { db } = options.database;
   app.decorateRequest('caller', null as unknown as Caller);
-  app.addHook('onRequest', async (request) => {
+  const limiter = options.limiter ?? memoryRateLimiter(options.config.rateLimitPerMinute, options.clock);
+  app.addHook('onClose', async () => limiter.close());
+  app.addHook('onRequest', async (request, reply) => {
     if (request.routeOptions.config?.public || request.url.startsWith('/docs')) return;
     if (!request.routeOptions.url) return; // unknown path: the 404 handler answers
     const key = request.headers['api-key'];
@@ -42,5 +47,11 @@ export async function registerAccess(app: FastifyInstance, options: AccessOption
       keyId: row.id,
       rateKey: `key:${row.id}`,
     };
+    const decision = await limiter.check(request.caller.rateKey);
+    // IETF RateLimit header fields (draft-ietf-httpapi-ratelimit-headers): the policy and
+    // the current state, on every authenticated response.
+    reply.header('ratelimit-policy', `"default";q=${decision.limit};w=60`);
+    reply.header('ratelimit', `"default";r=${decision.remaining};t=${decision.resetSeconds}`);
+    if (!decision.allowed) throw tooManyRequests(decision.resetSeconds, `more than ${decision.limit} requests in a rolling minute with this key; retry in ${decision.resetSeconds} s`);
   });
 }
