@@ -4,6 +4,9 @@
  * clock, logger, stores) are passed in; nothing here is a module-level singleton.
  */
 import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import helmet from '@fastify/helmet';
+import cors from '@fastify/cors';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '../config.js';
@@ -46,6 +49,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     requestTimeout: deps.config.requestTimeoutMs,
     ajv: { customOptions: { allErrors: true, coerceTypes: false, removeAdditional: false } },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    // Router-level errors (bad URL encoding, over-long path parameters) in the same format.
+    frameworkErrors: (error, request, reply) => sendProblem(toApiError(error), request, reply),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addHook('onRequest', async (request, reply) => {
@@ -59,7 +64,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   // A POST with no body at all is treated as `{}` (filterdata and columns accept an
   // empty body); anything else that is not JSON is 415.
-  app.removeContentTypeParser(['application/json']);
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') return done(null, {});
@@ -71,6 +76,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   app.addHook('preValidation', async (request) => {
     if (request.method === 'POST' && request.body === undefined) (request as { body: unknown }).body = {};
+    // PostgreSQL text cannot hold NUL; refuse it up front with the field that had it.
+    const nul = findNul(request.body, 'body') ?? findNul(request.query, 'query');
+    if (nul) throw validationError([{ field: nul, message: 'must not contain the NUL character (\\u0000)' }]);
   });
 
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => sendProblem(toApiError(error), request, reply));
@@ -78,6 +86,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     sendProblem(new ApiError({ status: 404, code: 'PR404', title: 'Not Found', detail: `no endpoint ${request.method} ${request.url.split('?')[0]}` }), request, reply),
   );
 
+  // Security headers; the CSP is left to /docs' own page (a JSON API has no documents to protect).
+  await app.register(helmet, { contentSecurityPolicy: false });
+  // CORS only for the origins an operator lists.
+  if (deps.config.corsOrigins.length) await app.register(cors, { origin: deps.config.corsOrigins });
   await registerDocs(app);
   const addMethodNotAllowed = trackRoutesForMethodNotAllowed(app);
   registerHealthRoutes(app, { database: deps.database });
@@ -88,6 +100,27 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerAdminRoutes(app, { database: deps.database, config: deps.config, clock });
   addMethodNotAllowed();
   return app;
+}
+
+/** Path of the first string (or key) holding U+0000, if any. */
+function findNul(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const hit = findNul(value[i], `${path}[${i}]`);
+      if (hit) return hit;
+    }
+    return undefined;
+  }
+  if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      const key = k.includes('\u0000') ? k.replace(/\u0000/g, '\\u0000') : k;
+      if (key !== k) return `${path}.${key}`;
+      const hit = findNul(v, `${path}.${k}`);
+      if (hit) return hit;
+    }
+  }
+  return undefined;
 }
 
 function sendProblem(err: ApiError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
@@ -124,7 +157,7 @@ export function toApiError(error: unknown): ApiError {
       return validationError([{ field: 'body', message: 'is not valid JSON' }], 'PR101');
   }
   if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
-    return new ApiError({ status: e.statusCode, code: `PR${e.statusCode}`, title: 'Bad Request', detail: e.message });
+    return new ApiError({ status: e.statusCode, code: `PR${e.statusCode}`, title: STATUS_CODES[e.statusCode] ?? 'Bad Request', detail: e.message });
   }
   if (isDatabaseUnavailable(error)) {
     const api = unavailable('the database is unavailable or the query took too long; retry shortly');

@@ -2,12 +2,14 @@
  * The access stage: who is calling (API key, else JWT bearer), may they, and the rolling
  * rate limit. Every route but the public ones (config.public, /docs) passes through it.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Config } from '../../config.js';
 import type { Database } from '../../db/database.js';
 import { tooManyRequests, unauthorized } from '../errors.js';
 import { memoryRateLimiter, type RateLimiter } from './rate-limit.js';
 import { hashKey, sameHash } from './api-keys.js';
+import { createTokenVerifier } from './jwt.js';
+import { lastUsedRecorder } from './last-used.js';
 import type { Caller } from './caller.js';
 import './caller.js';
 
@@ -19,15 +21,48 @@ export interface AccessOptions {
   limiter?: RateLimiter;
 }
 
+const BEARER = /^Bearer\s+([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)$/;
+
 export async function registerAccess(app: FastifyInstance, options: AccessOptions): Promise<void> {
   const { db } = options.database;
   app.decorateRequest('caller', null as unknown as Caller);
   const limiter = options.limiter ?? memoryRateLimiter(options.config.rateLimitPerMinute, options.clock);
-  app.addHook('onClose', async () => limiter.close());
+  const verifyToken = createTokenVerifier(options.config, options.clock);
+  const lastUsed = lastUsedRecorder(db, options.clock);
+  app.addHook('onClose', async () => {
+    await lastUsed.close();
+    await limiter.close();
+  });
+
+  /** The caller of a bearer token: its organization must exist, and so must the user in it. */
+  const callerFromToken = async (token: string): Promise<Caller> => {
+    const claims = verifyToken ? await verifyToken(token) : undefined;
+    if (!claims) throw unauthorized();
+    const row = await db
+      .selectFrom('orgs')
+      .innerJoin('users', 'users.org_id', 'orgs.id')
+      .select(['orgs.id as org_id', 'orgs.public_id', 'users.id as user_id', 'users.email'])
+      .where('orgs.public_id', '=', claims.org)
+      .where('users.email', '=', claims.sub)
+      .executeTakeFirst()
+      .catch(() => undefined);
+    if (!row) throw unauthorized();
+    return { orgId: row.org_id, orgPublicId: row.public_id, userId: row.user_id, email: row.email, role: claims.role, keyId: null, rateKey: `token:${row.org_id}:${row.email}` };
+  };
+
   app.addHook('onRequest', async (request, reply) => {
     if (request.routeOptions.config?.public || request.url.startsWith('/docs')) return;
     if (!request.routeOptions.url) return; // unknown path: the 404 handler answers
     const key = request.headers['api-key'];
+    if (key === undefined) {
+      // No api-key header at all: fall back to the bearer token (spec section 5).
+      const match = BEARER.exec(request.headers.authorization ?? '');
+      if (!match) throw unauthorized();
+      request.caller = await callerFromToken(match[1]!);
+      await limit(request.caller.rateKey, reply);
+      return;
+    }
+    // A present but wrong api-key is 401 even when a valid bearer token is also sent.
     if (typeof key !== 'string' || key === '') throw unauthorized();
     const hash = hashKey(key);
     const row = await db
@@ -47,11 +82,16 @@ export async function registerAccess(app: FastifyInstance, options: AccessOption
       keyId: row.id,
       rateKey: `key:${row.id}`,
     };
-    const decision = await limiter.check(request.caller.rateKey);
+    lastUsed.note(row.id);
+    await limit(request.caller.rateKey, reply);
+  });
+
+  async function limit(identity: string, reply: FastifyReply): Promise<void> {
+    const decision = await limiter.check(identity);
     // IETF RateLimit header fields (draft-ietf-httpapi-ratelimit-headers): the policy and
     // the current state, on every authenticated response.
     reply.header('ratelimit-policy', `"default";q=${decision.limit};w=60`);
     reply.header('ratelimit', `"default";r=${decision.remaining};t=${decision.resetSeconds}`);
-    if (!decision.allowed) throw tooManyRequests(decision.resetSeconds, `more than ${decision.limit} requests in a rolling minute with this key; retry in ${decision.resetSeconds} s`);
-  });
+    if (!decision.allowed) throw tooManyRequests(decision.resetSeconds, `more than ${decision.limit} requests in a rolling minute with these credentials; retry in ${decision.resetSeconds} s`);
+  }
 }

@@ -1,0 +1,147 @@
+/** API keys, bearer tokens, key administration and request hardening over HTTP. */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SignJWT, exportJWK, generateKeyPair } from 'jose';
+import { engines } from '../helpers/engines.js';
+import { NOW, fixtureApp, type FixtureApp } from '../helpers/fixture-app.js';
+import { ORG, USERS } from '../fixtures/small-bundle.js';
+
+const SECRET = 'test-secret-with-enough-length-1234567890';
+const URL = '/v1/attribution/event-types';
+
+async function hsToken(claims: Record<string, unknown>, options: { exp?: number; nbf?: number; secret?: string; iss?: string; aud?: string } = {}): Promise<string> {
+  let jwt = new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuedAt(NOW - 10).setExpirationTime(options.exp ?? NOW + 600);
+  if (options.nbf) jwt = jwt.setNotBefore(options.nbf);
+  if (options.iss) jwt = jwt.setIssuer(options.iss);
+  if (options.aud) jwt = jwt.setAudience(options.aud);
+  return jwt.sign(new TextEncoder().encode(options.secret ?? SECRET));
+}
+
+for (const engine of engines) {
+  describe(`access on ${engine.name}`, () => {
+    let f: FixtureApp;
+    before(async () => {
+      f = await fixtureApp(engine, { config: { jwtSecret: SECRET, jwtIssuer: 'partner-reports-test', jwtAudience: 'reports' } });
+    });
+    after(() => f.close());
+
+    const get = (headers: Record<string, string>) => f.app.inject({ method: 'GET', url: URL, headers });
+
+    test('missing, malformed and unknown credentials are 401 with one message and WWW-Authenticate', async () => {
+      const answers = await Promise.all([get({}), get({ 'api-key': '' }), get({ 'api-key': 'prk_not-a-real-key' }), get({ authorization: 'Bearer nope' }), get({ authorization: 'Basic abc' })]);
+      for (const res of answers) {
+        assert.equal(res.statusCode, 401);
+        assert.equal(res.headers['www-authenticate'], 'ApiKey, Bearer');
+        assert.match(String(res.headers['content-type']), /application\/problem\+json/);
+      }
+      assert.equal(new Set(answers.map((r) => r.json().detail)).size, 1);
+      const publicRoutes = await Promise.all(['/healthz', '/readyz', '/openapi.json'].map((url) => f.app.inject({ method: 'GET', url })));
+      assert.deepEqual(publicRoutes.map((r) => r.statusCode), [200, 200, 200]);
+      assert.equal((await f.app.inject({ method: 'GET', url: '/no/such/path' })).statusCode, 404);
+    });
+
+    test('bearer tokens: HS256 with sub, org, role; exp, nbf, iss and aud are checked', async () => {
+      const claims = { sub: USERS.ACME_ADMIN, org: ORG.ACME, role: 'ADMIN' };
+      const good = await hsToken(claims, { iss: 'partner-reports-test', aud: 'reports' });
+      const ok = await get({ authorization: `Bearer ${good}` });
+      assert.equal(ok.statusCode, 200, ok.body);
+      assert.match(String(ok.headers.ratelimit), /^"default";r=\d+;t=\d+$/);
+      const bad = [
+        await hsToken(claims, { iss: 'partner-reports-test', aud: 'reports', exp: NOW - 1 }),
+        await hsToken(claims, { iss: 'partner-reports-test', aud: 'reports', nbf: NOW + 60 }),
+        await hsToken(claims, { iss: 'partner-reports-test', aud: 'reports', secret: 'another-secret-another-secret-00000' }),
+        await hsToken(claims, { iss: 'someone-else', aud: 'reports' }),
+        await hsToken(claims, { iss: 'partner-reports-test', aud: 'elsewhere' }),
+        await hsToken({ ...claims, org: ORG.OTHER }, { iss: 'partner-reports-test', aud: 'reports' }),
+        await hsToken({ ...claims, role: 'ROOT' }, { iss: 'partner-reports-test', aud: 'reports' }),
+      ];
+      for (const token of bad) assert.equal((await get({ authorization: `Bearer ${token}` })).statusCode, 401);
+      // A present but wrong api-key is 401 even with a valid bearer token.
+      assert.equal((await get({ 'api-key': 'prk_wrong', authorization: `Bearer ${good}` })).statusCode, 401);
+      // The token's organization scopes the data like a key of that organization.
+      const res = await f.app.inject({ method: 'POST', url: '/v1/channelecosystem/records', headers: { authorization: `Bearer ${good}`, 'content-type': 'application/json' }, payload: JSON.stringify({ channelReportType: 'PARTNER_ORG_CONNECTED_PARTNER_ORGS' }) });
+      assert.equal(res.json().totalElements, 3);
+    });
+
+    test('bearer tokens from a JWKS file', async () => {
+      const { publicKey, privateKey } = await generateKeyPair('RS256');
+      const jwk = { ...(await exportJWK(publicKey)), kid: 'k1', alg: 'RS256' };
+      const dir = mkdtempSync(join(tmpdir(), 'pr-jwks-'));
+      writeFileSync(join(dir, 'jwks.json'), JSON.stringify({ keys: [jwk] }));
+      const g = await fixtureApp(engine, { config: { jwtJwksUrl: join(dir, 'jwks.json') } });
+      try {
+        const token = await new SignJWT({ sub: USERS.ACME_MEMBER, org: ORG.ACME, role: 'MEMBER' }).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setExpirationTime(NOW + 60).sign(privateKey);
+        const res = await g.app.inject({ method: 'GET', url: URL, headers: { authorization: `Bearer ${token}` } });
+        assert.equal(res.statusCode, 200, res.body);
+        const hs = await hsToken({ sub: USERS.ACME_MEMBER, org: ORG.ACME, role: 'MEMBER' });
+        assert.equal((await g.app.inject({ method: 'GET', url: URL, headers: { authorization: `Bearer ${hs}` } })).statusCode, 401);
+      } finally {
+        await g.close();
+      }
+    });
+
+    test('key administration: ADMIN only, own organization only, revocation effective at once', async () => {
+      const admin = (method: 'GET' | 'POST' | 'DELETE', url: string, body?: unknown, key = f.keys.acme) =>
+        f.app.inject({ method, url, headers: { 'api-key': key, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { payload: JSON.stringify(body) } : {}) });
+      assert.equal((await admin('GET', '/v1/admin/api-keys', undefined, f.keys.acmeMember)).statusCode, 403);
+      assert.equal((await admin('POST', '/v1/admin/api-keys', { name: 'x' }, f.keys.acmeMember)).statusCode, 403);
+      const created = await admin('POST', '/v1/admin/api-keys', { name: 'BI export' });
+      assert.equal(created.statusCode, 201);
+      const body = created.json();
+      assert.match(body.key, /^prk_/);
+      assert.equal(body.creator, USERS.ACME_ADMIN);
+      assert.equal((await get({ 'api-key': body.key })).statusCode, 200);
+      const list = await admin('GET', '/v1/admin/api-keys');
+      assert.equal(list.statusCode, 200);
+      assert.ok(list.json().some((k: any) => k.id === body.id && k.name === 'BI export' && k.prefix === body.key.slice(0, 12)));
+      assert.equal(list.body.includes(body.key), false, 'the list never shows a key');
+      assert.equal((await admin('GET', '/v1/admin/api-keys', undefined, f.keys.other)).json().some((k: any) => k.id === body.id), false);
+      assert.equal((await admin('DELETE', `/v1/admin/api-keys/${body.id}`, undefined, f.keys.other)).statusCode, 404, "another organization's key is not found");
+      assert.equal((await admin('DELETE', '/v1/admin/api-keys/not-a-uuid')).statusCode, 404);
+      assert.equal((await admin('DELETE', `/v1/admin/api-keys/${body.id}`)).statusCode, 204);
+      assert.equal((await get({ 'api-key': body.key })).statusCode, 401, 'revoked on the next request');
+      const revoked = (await admin('GET', '/v1/admin/api-keys')).json().find((k: any) => k.id === body.id);
+      assert.equal(typeof revoked.revokedAt, 'string');
+      assert.equal((await admin('POST', '/v1/admin/api-keys', { name: '' })).statusCode, 400);
+    });
+
+    test('hardening: 413 over 1 MiB, 415 for non-JSON, 405 with Allow, security headers', async () => {
+      const big = await f.app.inject({ method: 'POST', url: '/v1/report-analytics/report/GLOBAL_VERTICAL_ACCOUNTS/records', headers: { 'api-key': f.keys.acme, 'content-type': 'application/json' }, payload: JSON.stringify({ search: 'x'.repeat(1_100_000) }) });
+      assert.equal(big.statusCode, 413);
+      const text = await f.app.inject({ method: 'POST', url: '/v1/report-analytics/report/GLOBAL_VERTICAL_ACCOUNTS/records', headers: { 'api-key': f.keys.acme, 'content-type': 'text/plain' }, payload: 'hello' });
+      assert.equal(text.statusCode, 415);
+      const wrongMethod = await f.app.inject({ method: 'GET', url: '/v1/report-analytics/report/GLOBAL_VERTICAL_ACCOUNTS/records', headers: { 'api-key': f.keys.acme } });
+      assert.equal(wrongMethod.statusCode, 405);
+      assert.equal(wrongMethod.headers.allow, 'POST');
+      const ok = await get({ 'api-key': f.keys.acme });
+      assert.equal(ok.headers['x-content-type-options'], 'nosniff');
+      assert.equal(ok.headers['access-control-allow-origin'], undefined, 'CORS is off by default');
+      assert.ok(ok.headers['x-request-id']);
+      const echoed = await f.app.inject({ method: 'GET', url: URL, headers: { 'api-key': f.keys.acme, 'x-request-id': 'abc-123' } });
+      assert.equal(echoed.headers['x-request-id'], 'abc-123');
+    });
+
+    test('injection corpus: 4xx problem+json, never 500', async () => {
+      const corpus = ["'", '"', "'; drop table orgs; --", '/* */', '\u0000', 'ünïcödé ✓', '%', '_', '\\', 'a'.repeat(10_000), '${x}', '<script>'];
+      for (const bad of corpus) {
+        const responses = await Promise.all([
+          f.app.inject({ method: 'POST', url: `/v1/report-analytics/report/${encodeURIComponent(bad)}/records`, headers: { 'api-key': f.keys.acme, 'content-type': 'application/json' }, payload: '{}' }),
+          f.app.inject({ method: 'POST', url: `/v1/report-analytics/report/GLOBAL_VERTICAL_ACCOUNTS/records?sort=${encodeURIComponent(bad)}&page=${encodeURIComponent(bad)}`, headers: { 'api-key': f.keys.acme, 'content-type': 'application/json' }, payload: JSON.stringify({ filters: { [bad]: bad } }) }),
+          f.app.inject({ method: 'POST', url: `/v1/report-analytics/report/GLOBAL_VERTICAL_ACCOUNTS/filterdata?filterField=${encodeURIComponent(bad)}`, headers: { 'api-key': f.keys.acme, 'content-type': 'application/json' }, payload: JSON.stringify({ search: bad, filters: { account_name: `${bad}-?-` } }) }),
+          f.app.inject({ method: 'POST', url: '/v1/channelecosystem/records', headers: { 'api-key': f.keys.acme, 'content-type': 'application/json' }, payload: JSON.stringify({ channelReportType: 'PARTNER_ORG_MATCHED_ACCOUNTS', matchingType: 'MUTUAL', companyPartnerPublicId: bad }) }),
+          f.app.inject({ method: 'DELETE', url: `/v1/admin/api-keys/${encodeURIComponent(bad)}`, headers: { 'api-key': f.keys.acme } }),
+          f.app.inject({ method: 'GET', url: URL, headers: { 'api-key': bad.replace(/[^\x20-\x7e]/g, '?') } }),
+        ]);
+        for (const res of responses) {
+          assert.ok(res.statusCode >= 400 && res.statusCode < 500, `${JSON.stringify(bad).slice(0, 40)} -> ${res.statusCode} ${res.body.slice(0, 200)}`);
+          assert.match(String(res.headers['content-type']), /application\/problem\+json/, `${res.statusCode} ${res.body.slice(0, 200)}`);
+        }
+        const search = await f.call('POST', '/v1/report-analytics/report/GLOBAL_VERTICAL_ACCOUNTS/records', { search: bad, filters: { account_name: `${bad}-?-` } });
+        assert.ok(search.statusCode === 200 || search.statusCode === 400, `search ${search.statusCode}`);
+      }
+    });
+  });
+}
