@@ -18,6 +18,7 @@ import { registerAccess, type AccessOptions } from './access/index.js';
 import { registerReportAnalyticsRoutes } from './routes/report-analytics.js';
 import { registerChannelEcosystemRoutes } from './routes/channel-ecosystem.js';
 import { registerAdminRoutes } from './routes/admin.js';
+import { registerAuthRoutes } from './routes/auth.js';
 import { trackRoutesForMethodNotAllowed } from './routes/method-not-allowed.js';
 import { createReportService, type ReportService, type ReportServiceDeps } from '../reports/service.js';
 
@@ -98,6 +99,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerReportAnalyticsRoutes(app, { reports, clock });
   registerChannelEcosystemRoutes(app, { reports, clock });
   registerAdminRoutes(app, { database: deps.database, config: deps.config, clock });
+  registerAuthRoutes(app, { database: deps.database, config: deps.config, clock });
   addMethodNotAllowed();
   return app;
 }

@@ -8,6 +8,7 @@ import { SignJWT, exportJWK, generateKeyPair } from 'jose';
 import { engines } from '../helpers/engines.js';
 import { NOW, fixtureApp, type FixtureApp } from '../helpers/fixture-app.js';
 import { ORG, USERS } from '../fixtures/small-bundle.js';
+import { hashPassword } from '../../src/server/access/passwords.js';
 
 const SECRET = 'test-secret-with-enough-length-1234567890';
 const URL = '/v1/attribution/event-types';
@@ -122,6 +123,25 @@ for (const engine of engines) {
       assert.ok(ok.headers['x-request-id']);
       const echoed = await f.app.inject({ method: 'GET', url: URL, headers: { 'api-key': f.keys.acme, 'x-request-id': 'abc-123' } });
       assert.equal(echoed.headers['x-request-id'], 'abc-123');
+    });
+
+    test('sign-in issues a bearer token; wrong credentials are 401; attempts are limited', async () => {
+      await f.database.db.updateTable('users').set({ password_hash: await hashPassword('correct horse battery') }).where('email', '=', USERS.ACME_MEMBER).execute();
+      const signIn = (email: string, password: string) => f.app.inject({ method: 'POST', url: '/v1/auth/token', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ email, password }) });
+      const ok = await signIn(USERS.ACME_MEMBER, 'correct horse battery');
+      assert.equal(ok.statusCode, 200, ok.body);
+      assert.deepEqual([ok.json().token_type, ok.json().expires_in], ['Bearer', 900]);
+      assert.equal((await get({ authorization: `Bearer ${ok.json().access_token}` })).statusCode, 200);
+      const admin = await f.app.inject({ method: 'GET', url: '/v1/admin/api-keys', headers: { authorization: `Bearer ${ok.json().access_token}` } });
+      assert.equal(admin.statusCode, 403, 'a MEMBER token is not an ADMIN');
+      const wrong = await signIn(USERS.ACME_MEMBER, 'wrong');
+      const unknown = await signIn('nobody@acme.test', 'whatever');
+      assert.deepEqual([wrong.statusCode, unknown.statusCode], [401, 401]);
+      assert.equal(wrong.json().detail, unknown.json().detail);
+      const statuses: number[] = [];
+      for (let i = 0; i < 10; i++) statuses.push((await signIn(USERS.ACME_MEMBER, 'wrong again')).statusCode);
+      assert.ok(statuses.includes(429), 'sign-in attempts are rate limited');
+      assert.ok((await signIn(USERS.ACME_MEMBER, 'correct horse battery')).statusCode === 429, 'even the right password waits out the limit');
     });
 
     test('injection corpus: 4xx problem+json, never 500', async () => {
