@@ -7,6 +7,7 @@ import type { Config } from '../../config.js';
 import type { Database } from '../../db/database.js';
 import { tooManyRequests, unauthorized } from '../errors.js';
 import { memoryRateLimiter, type RateLimiter } from './rate-limit.js';
+import { redisRateLimiter } from './rate-limit-redis.js';
 import { hashKey, sameHash } from './api-keys.js';
 import { createTokenVerifier } from './jwt.js';
 import { lastUsedRecorder } from './last-used.js';
@@ -26,7 +27,7 @@ const BEARER = /^Bearer\s+([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)$/;
 export async function registerAccess(app: FastifyInstance, options: AccessOptions): Promise<void> {
   const { db } = options.database;
   app.decorateRequest('caller', null as unknown as Caller);
-  const limiter = options.limiter ?? memoryRateLimiter(options.config.rateLimitPerMinute, options.clock);
+  const limiter = options.limiter ?? defaultLimiter(app, options);
   const verifyToken = createTokenVerifier(options.config, options.clock);
   const lastUsed = lastUsedRecorder(db, options.clock);
   app.addHook('onClose', async () => {
@@ -94,4 +95,21 @@ export async function registerAccess(app: FastifyInstance, options: AccessOption
     reply.header('ratelimit', `"default";r=${decision.remaining};t=${decision.resetSeconds}`);
     if (!decision.allowed) throw tooManyRequests(decision.resetSeconds, `more than ${decision.limit} requests in a rolling minute with these credentials; retry in ${decision.resetSeconds} s`);
   }
+}
+
+/** Redis when REDIS_URL is set (shared by every instance), else per process. */
+function defaultLimiter(app: FastifyInstance, options: AccessOptions): RateLimiter {
+  const { config, clock } = options;
+  if (!config.redisUrl) {
+    app.readinessDetails = () => ({ rateLimitStore: 'memory' });
+    return memoryRateLimiter(config.rateLimitPerMinute, clock);
+  }
+  const limiter = redisRateLimiter({
+    url: config.redisUrl,
+    limit: config.rateLimitPerMinute,
+    clock,
+    onStoreChange: (store) => (store === 'redis' ? app.log.info('rate limit: Redis is back; limits are shared again') : app.log.warn('rate limit: Redis unavailable; using per-instance limits until it is back')),
+  });
+  app.readinessDetails = () => ({ rateLimitStore: limiter.store() });
+  return limiter;
 }

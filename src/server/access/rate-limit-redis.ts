@@ -1,0 +1,88 @@
+/**
+ * The rolling rate limit in Redis, shared by every instance: the same exact sliding log
+ * as the in-memory limiter, as a sorted set of accepted-request timestamps per identity,
+ * checked and updated atomically by one Lua script per request.
+ *
+ * If Redis becomes unreachable the service keeps serving with per-instance in-memory
+ * limits (logged once, shown in /readyz) and returns to Redis as soon as it answers.
+ */
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { memoryRateLimiter, WINDOW_MS, type RateDecision, type RateLimiter } from './rate-limit.js';
+
+const SLIDING_LOG = `
+local key, now, window, limit, member = KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
+redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+local count = redis.call('ZCARD', key)
+local allowed = 0
+if count < limit then
+  redis.call('ZADD', key, now, member)
+  count = count + 1
+  allowed = 1
+end
+redis.call('PEXPIRE', key, window)
+local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+return { allowed, count, oldest[2] or tostring(now) }`;
+
+export interface SharedRateLimiter extends RateLimiter {
+  /** 'redis', or 'memory (redis unavailable)' while degraded. */
+  store(): string;
+}
+
+export interface RedisLimiterOptions {
+  url: string;
+  limit: number;
+  clock: () => number;
+  /** Key prefix (tests use their own). */
+  prefix?: string;
+  onStoreChange?: (store: string) => void;
+}
+
+type SlidingLog = (key: string, now: number, window: number, limit: number, member: string) => Promise<[number, number, string]>;
+
+export function redisRateLimiter(options: RedisLimiterOptions): SharedRateLimiter {
+  const redis = new Redis(options.url, {
+    // Fail fast instead of queueing: a dead Redis must never hang a request.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 1000,
+    commandTimeout: 500,
+    retryStrategy: (times) => Math.min(200 * times, 2000),
+  });
+  redis.on('error', () => {
+    /* the state change is reported through onStoreChange */
+  });
+  redis.defineCommand('prSlidingLog', { numberOfKeys: 1, lua: SLIDING_LOG });
+  const slidingLog = (redis as unknown as { prSlidingLog: SlidingLog }).prSlidingLog.bind(redis);
+  const fallback = memoryRateLimiter(options.limit, options.clock);
+  const prefix = options.prefix ?? 'pr:rl:';
+  let degraded = false;
+  const setDegraded = (value: boolean) => {
+    if (degraded === value) return;
+    degraded = value;
+    options.onStoreChange?.(value ? 'memory (redis unavailable)' : 'redis');
+  };
+
+  return {
+    store: () => (degraded ? 'memory (redis unavailable)' : 'redis'),
+    async check(identity): Promise<RateDecision> {
+      if (redis.status === 'ready') {
+        const now = options.clock();
+        try {
+          const [allowed, count, oldest] = await slidingLog(`${prefix}${identity}`, now, WINDOW_MS, options.limit, `${now}-${randomBytes(6).toString('hex')}`);
+          setDegraded(false);
+          const resetSeconds = Math.max(1, Math.ceil((Number(oldest) + WINDOW_MS - now) / 1000));
+          return { allowed: allowed === 1, limit: options.limit, remaining: Math.max(0, options.limit - count), resetSeconds };
+        } catch {
+          /* fall through to the per-instance limiter */
+        }
+      }
+      setDegraded(true);
+      return fallback.check(identity);
+    },
+    async close() {
+      await fallback.close();
+      redis.disconnect();
+    },
+  };
+}
