@@ -1,0 +1,96 @@
+/**
+ * The `partner-reports` command as a process: help, import (success and failure), keys
+ * create / list / revoke, and serve with a graceful SIGTERM. Runs on embedded PGlite in a
+ * temporary DATA_DIR, and on PostgreSQL too when DATABASE_URL is set.
+ */
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { engines } from '../helpers/engines.js';
+import { BUNDLE, ORG, USERS, writeSmallBundle } from '../fixtures/small-bundle.js';
+
+const root = join(import.meta.dirname, '..', '..');
+const temp: string[] = [];
+const tmp = (prefix: string) => {
+  const d = mkdtempSync(join(tmpdir(), prefix));
+  temp.push(d);
+  return d;
+};
+after(() => temp.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+function cli(env: NodeJS.ProcessEnv, ...args: string[]) {
+  return spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', ...args], { cwd: root, encoding: 'utf8', timeout: 120_000, env: { ...process.env, LOG_LEVEL: 'warn', ...env } });
+}
+
+test('--help lists every subcommand and each subcommand describes its options', () => {
+  const help = cli({}, '--help');
+  assert.equal(help.status, 0);
+  for (const c of ['serve', 'import', 'demo', 'keys', 'users', 'start']) assert.match(help.stdout, new RegExp(`\\b${c}\\b`));
+  assert.match(help.stdout, /DATABASE_URL/);
+  const keys = cli({}, 'keys', 'create', '--help');
+  assert.match(keys.stdout, /--org <publicId>/);
+  assert.match(keys.stdout, /--user <email>/);
+  assert.match(cli({}, 'serve', '--help').stdout, /--port/);
+  assert.match(cli({}, 'import', '--help').stdout, /bundle-dir/);
+  const unknown = cli({}, 'frobnicate');
+  assert.notEqual(unknown.status, 0);
+});
+
+for (const engine of engines) {
+  describe(`command line on ${engine.name}`, () => {
+    test('import, keys create/list/revoke, serve and SIGTERM', async () => {
+      const database = engine.name === 'postgres' ? await engine.open() : undefined;
+      const env: NodeJS.ProcessEnv = database ? { DATABASE_URL: database.url } : { DATA_DIR: tmp('pr-cli-data-'), DATABASE_URL: '' };
+      try {
+        const bad = writeSmallBundle(tmp('pr-cli-bad-'), { users: [...BUNDLE.users!, { org: ORG.ACME, email: 'x@acme.test' }] });
+        const failed = cli(env, 'import', bad);
+        assert.equal(failed.status, 1);
+        assert.match(failed.stderr, new RegExp(`users\\.ndjson:${BUNDLE.users!.length + 1}: name: missing required field`));
+        assert.match(failed.stderr, /nothing was changed/);
+
+        const imported = cli(env, 'import', writeSmallBundle(tmp('pr-cli-good-')));
+        assert.equal(imported.status, 0, imported.stderr);
+        assert.match(imported.stdout, /^accounts: 12 inserted, 0 updated, 0 unchanged$/m);
+        assert.match(imported.stdout, /data version 1/);
+
+        const created = cli(env, 'keys', 'create', '--org', ORG.ACME, '--user', USERS.ACME_ADMIN, '--name', 'cli test');
+        assert.equal(created.status, 0, created.stderr);
+        const lines = created.stdout.trim().split('\n');
+        const key = lines[lines.length - 1]!;
+        assert.match(key, /^prk_[A-Za-z0-9_-]{43}$/, 'the key alone on the last line');
+        const listed = cli(env, 'keys', 'list', '--org', ORG.ACME);
+        assert.match(listed.stdout, /cli test/);
+        assert.equal(listed.stdout.includes(key), false);
+        const keyId = /^([0-9a-f-]{36})\tcli test/m.exec(listed.stdout)![1]!;
+        assert.equal(cli(env, 'keys', 'create', '--org', ORG.ACME, '--user', 'nobody@acme.test').status, 1);
+
+        // serve: answers with the key, then stops cleanly on SIGTERM.
+        const port = 19_000 + Math.floor(Math.random() * 900);
+        const server = spawn(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', 'serve', '--port', String(port)], { cwd: root, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: 'ignore' });
+        const exited = new Promise<number | null>((resolve) => server.on('exit', (code) => resolve(code)));
+        try {
+          let res: Response | undefined;
+          for (let i = 0; i < 100 && !res; i++) {
+            res = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined);
+            if (!res) await new Promise((r) => setTimeout(r, 200));
+          }
+          assert.equal(res?.status, 200);
+          const page = await fetch(`http://127.0.0.1:${port}/v1/report-analytics/report/GLOBAL_VERTICAL_ACCOUNTS/records?size=1`, { method: 'POST', headers: { 'api-key': key, 'content-type': 'application/json' }, body: '{}' });
+          assert.equal(page.status, 200);
+          assert.equal(((await page.json()) as { totalElements: number }).totalElements, 4);
+        } finally {
+          server.kill('SIGTERM');
+        }
+        assert.equal(await exited, 0, 'graceful shutdown exits 0');
+
+        assert.equal(cli(env, 'keys', 'revoke', keyId).status, 0);
+        assert.match(cli(env, 'keys', 'list', '--org', ORG.ACME).stdout, new RegExp(`${keyId}\\tcli test\\t\\S+\\t\\S+\\t\\S+\\t\\S+\\t20\\d\\d-`));
+      } finally {
+        if (database) await database.dispose();
+      }
+    });
+  });
+}
