@@ -134,6 +134,8 @@ export function whereClause(plan: Plan, extra: Sql[] = []): Sql {
 export interface SortKey {
   expr: Sql;
   direction: 'asc' | 'desc';
+  /** Never NULL (the row id): the seek needs no NULL branch, so it stays an index range scan. */
+  notNull?: boolean;
 }
 
 /**
@@ -149,7 +151,7 @@ export function sortKeys(plan: Plan): SortKey[] {
       keys.push({ expr: sql`${e} collate "C"`, direction });
     } else keys.push({ expr: e, direction });
   }
-  keys.push({ expr: sql`r.rid`, direction: 'asc' });
+  keys.push({ expr: sql`r.rid`, direction: 'asc', notNull: true });
   return keys;
 }
 
@@ -165,7 +167,8 @@ export function afterCondition(keys: SortKey[], values: readonly unknown[]): Sql
     if (v === null || v === undefined) continue; // nothing sorts after NULL within its key
     const equal = keys.slice(0, i).map((k, j) => (values[j] === null ? sql`${k.expr} is null` : sql`${k.expr} = ${values[j]}`));
     const k = keys[i]!;
-    const after = sql`(${k.expr} ${sql.raw(k.direction === 'asc' ? '>' : '<')} ${v} or ${k.expr} is null)`;
+    const op = sql.raw(k.direction === 'asc' ? '>' : '<');
+    const after = k.notNull ? sql`${k.expr} ${op} ${v}` : sql`(${k.expr} ${op} ${v} or ${k.expr} is null)`;
     alternatives.push(and([...equal, after]));
   }
   return or(alternatives);

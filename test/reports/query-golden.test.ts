@@ -88,9 +88,9 @@ test('keyset batches seek after the last row with NULLs last in both directions'
   const { sql, parameters } = compile(batchQuery(p, [5, 42], 100));
   assert.equal(
     sql,
-    'select r.account_name as c0, r.annual_revenue as k0, r.rid as k1 from "rpt_global_accounts" r where (r.org_id = $1 and ((r.annual_revenue < $2 or r.annual_revenue is null) or (r.annual_revenue = $3 and (r.rid > $4 or r.rid is null)))) order by r.annual_revenue desc nulls last, r.rid asc nulls last limit $5',
+    'select r.account_name as c0, r.annual_revenue as k0, r.rid as k1 from "rpt_global_accounts" r where (r.org_id = $1 and ((r.annual_revenue < $2 or r.annual_revenue is null) or (r.annual_revenue = $3 and r.rid > $4))) order by r.annual_revenue desc nulls last, r.rid asc nulls last limit $5',
   );
   assert.deepEqual(parameters, [7, 5, 5, 42, 100]);
   const afterNull = compile(batchQuery(p, [null, 42], 100));
-  assert.match(afterNull.sql, /\(r\.annual_revenue is null and \(r\.rid > \$2 or r\.rid is null\)\)/);
+  assert.match(afterNull.sql, /\(r\.annual_revenue is null and r\.rid > \$2\)/);
 });
