@@ -58,6 +58,12 @@ export interface OrgDef {
   customFields: CustomFieldDef[];
   accountCustom: CustomFieldDef[];
   opportunityCustom: CustomFieldDef[];
+  /**
+   * As a partner: the account fields its uploaded partner sheet carries (undefined: a full
+   * CRM sync). Partners whose data the tenants mostly cannot see keep lean sheets, which
+   * is realistic and keeps large bundles fast to write and import.
+   */
+  sheet: ReadonlySet<string> | undefined;
 }
 
 /** An organization whose CRM data (accounts, opportunities, matches, events) grows with the scale. */
@@ -100,6 +106,8 @@ interface OrgSpec {
   phone: string;
   attributionWindowDays?: number;
   reps: number;
+  /** Account fields the organization's partner sheet carries besides the name (all when absent). */
+  sheet?: readonly string[];
   custom: Array<Omit<CustomFieldDef, 'entity'> & { entity?: CustomEntity }>;
 }
 
@@ -146,6 +154,7 @@ const ORG_SPECS: Record<string, OrgSpec> = {
   BPC: {
     code: 'BPC', name: 'Brightpath Consulting', domain: 'brightpathconsulting.example', street: '220 King Street West', city: 'Toronto',
     state: 'ON', zipCode: 'M5H 1K4', country: 'CA', phone: '+1 416 555 ####', reps: 4,
+    sheet: ['accountType', 'street', 'city', 'state', 'zipCode', 'country', 'website', 'industry', 'numberOfEmployees', 'owner'],
     custom: [
       f('practice', 'Practice', 'string', 'CUSTOM_CRM_FIELD', { values: ['Data & AI', 'Cloud Migration', 'Security', 'CX'] }),
       f('practice_size', 'Practice Size', 'number', 'CUSTOM_CRM_FIELD', { min: 1, max: 60 }),
@@ -162,6 +171,7 @@ const ORG_SPECS: Record<string, OrgSpec> = {
   HPS: {
     code: 'HPS', name: 'Harbor & Pine Solutions', domain: 'harborandpine.example', street: '1120 NW Couch Street', city: 'Portland',
     state: 'OR', zipCode: '97209', country: 'US', phone: '+1 503 555 ####', reps: 4,
+    sheet: ['accountType', 'street', 'city', 'state', 'zipCode', 'country', 'website', 'industry', 'isCustomer', 'openOppCount', 'owner'],
     custom: [
       f('target_org_size', 'Target Org Size', 'string', 'CUSTOM_CRM_FIELD', { values: ['1-50', '51-500', '501-5000', '5000+'] }),
       f('is_active', 'Is Active', 'boolean', 'CUSTOM_CRM_FIELD'),
@@ -170,6 +180,7 @@ const ORG_SPECS: Record<string, OrgSpec> = {
   OIG: {
     code: 'OIG', name: 'Orbital Integrators GmbH', domain: 'orbital-integrators.example', street: 'Leopoldstraße 31', city: 'München',
     state: 'Bayern', zipCode: '80802', country: 'DE', phone: '+49 89 5555 ####', reps: 4,
+    sheet: ['accountType', 'city', 'state', 'zipCode', 'country', 'website', 'accountAcv', 'openPipelineAmount', 'openOppCount', 'closedOppCount', 'closedWonOppCount', 'isCustomer', 'recentOpenOppDate', 'customOwner'],
     custom: [
       f('product', 'Product', 'string', 'CUSTOM_CRM_FIELD', { values: ['Orbital Sync', 'Orbital Edge', 'Managed Services'] }),
       f('partnered_date', 'Partnered Date', 'date', 'CUSTOM_CRM_OBJECT', { min: -600, max: -10 }),
@@ -178,16 +189,19 @@ const ORG_SPECS: Record<string, OrgSpec> = {
   CLS: {
     code: 'CLS', name: 'Cedarline Software', domain: 'cedarline.example', street: '3 Grand Canal Plaza', city: 'Dublin',
     zipCode: 'D04 EE70', country: 'IE', phone: '+353 1 555 ####', reps: 3,
+    sheet: ['accountType', 'city', 'state', 'country', 'website', 'industry'],
     custom: [f('segment', 'Segment', 'string', 'CUSTOM_CRM_FIELD', { values: SEGMENTS })],
   },
   RCG: {
     code: 'RCG', name: 'Redwood Channel Group', domain: 'redwoodchannel.example', street: '60 South Market Street', city: 'San Jose',
     state: 'CA', zipCode: '95113', country: 'US', phone: '+1 408 555 ####', reps: 3,
+    sheet: ['accountType', 'city', 'state', 'country', 'website', 'industry', 'owner'],
     custom: [f('segment', 'Segment', 'string', 'CUSTOM_CRM_FIELD', { values: SEGMENTS })],
   },
   LRN: {
     code: 'LRN', name: 'Lumen Referral Network', domain: 'lumenreferral.example', street: '1 Finsbury Avenue', city: 'London',
     state: 'England', zipCode: 'EC2M 2PF', country: 'GB', phone: '+44 20 7946 ####', reps: 3,
+    sheet: ['accountType', 'city', 'state', 'zipCode', 'country', 'website', 'industry', 'numberOfEmployees'],
     custom: [
       f('segment', 'Segment', 'string', 'CUSTOM_CRM_FIELD', { values: SEGMENTS }),
       f('referral_tier', 'Referral Tier', 'string', 'CUSTOM_CRM_OBJECT', { values: ['Registered', 'Silver', 'Gold'] }),
@@ -227,6 +241,7 @@ function buildOrg(rng: Rng, spec: OrgSpec, publicId: string): OrgDef {
     customFields,
     accountCustom: customFields.filter((c) => c.entity === 'account'),
     opportunityCustom: customFields.filter((c) => c.entity === 'opportunity'),
+    sheet: spec.sheet ? new Set(spec.sheet) : undefined,
   };
 }
 

@@ -11,11 +11,15 @@
  * The connected matches of a chunk always add up to the same number (every match
  * pattern of the tenant has the same sum), which makes the report row counts exact:
  * chunksPerScale * scale * patternSum.
+ *
+ * Lines are built by hand (json-lines.ts explains the rules): text that can hold a quote
+ * or a backslash is escaped once, where it is made (`nameJson` of an account), and the
+ * rest comes from the word lists.
  */
 import type { CompanyNames } from './company-names.js';
 import type { CustomFieldDef, OrgDef, TenantDef } from './cast.js';
 import { DAY, HISTORY_DAYS, REFERENCE_DATE } from './dates.js';
-import { encodeJson, field, type FieldName, type JsonLines } from './json-lines.js';
+import { jsonString, type JsonLines } from './json-lines.js';
 import { fill, type Rep } from './people.js';
 import { Rng } from './random.js';
 import {
@@ -43,39 +47,20 @@ const EVENT_KINDS: ReadonlyArray<readonly [string, string, number]> = [
   ['CRM_UPDATE', 'FIELD_CHANGED', 10], ['CRM_UPDATE', 'NOTE_ADDED', 6], ['CO_SELL', 'MEETING_BOOKED', 6], ['CO_SELL', 'DEAL_REGISTERED', 4],
 ];
 const EVENT_KIND_WEIGHTS = EVENT_KINDS.map((k) => k[2]);
+const EVENT_MODE_WEIGHTS = [60, 15, 15, 10];
 const LIST_NAMES = ['Q4 expansion targets', 'Shared customers', 'EMEA whitespace', 'Renewals at risk', 'Net-new logos', 'Top 50 overlaps', 'Healthcare overlap'];
 const FIELD_NAMES = ['Partner of Record', 'Partner Influence', 'Co-Sell Stage', 'Referral Source'];
-const NOTES = [
+/** Free-text notes, already as JSON strings: quotes, a formula for the CSV guard, non-ASCII. */
+const NOTES_JSON = [
   'Partner confirmed budget for next quarter.',
   'Follow up after the joint webinar.',
   'Champion moved to a new role; re-map the buying group.',
   'Asked for 10% discount_code "PARTNER_10".',
   '=HYPERLINK("https://example.com","open")',
   'Zoë from the partner team will join the call.',
-];
+].map(jsonString);
 const PARTNER_PROSPECT_TYPES = ['Prospect', 'Prospect', 'Partner Prospect'];
-
-/** Field names of the records, in the order of contract section 7. */
-const F = {
-  org: field('org'), crmAccountId: field('crmAccountId'), name: field('name'), accountType: field('accountType'),
-  parentCrmAccountId: field('parentCrmAccountId'), street: field('street'), city: field('city'), state: field('state'),
-  zipCode: field('zipCode'), country: field('country'), website: field('website'), industry: field('industry'),
-  territory: field('territory'), divisions: field('divisions'), numberOfEmployees: field('numberOfEmployees'),
-  annualRevenue: field('annualRevenue'), accountAcv: field('accountAcv'), openPipelineAmount: field('openPipelineAmount'),
-  openOppCount: field('openOppCount'), closedOppCount: field('closedOppCount'), closedWonOppCount: field('closedWonOppCount'),
-  isCustomer: field('isCustomer'), sicCode: field('sicCode'), naicsCode: field('naicsCode'), ncesId: field('ncesId'),
-  dunsNumber: field('dunsNumber'), taxId: field('taxId'), phoneNumber: field('phoneNumber'), owner: field('owner'),
-  customOwner: field('customOwner'), recentOpenOppDate: field('recentOpenOppDate'), recentClosedOppDate: field('recentClosedOppDate'),
-  custom: field('custom'),
-  crmOpportunityId: field('crmOpportunityId'), createdDate: field('createdDate'), amount: field('amount'), stageName: field('stageName'),
-  closeDate: field('closeDate'), isWon: field('isWon'), isClosed: field('isClosed'), opportunityType: field('opportunityType'),
-  lastModifiedDate: field('lastModifiedDate'), probability: field('probability'), expectedRevenue: field('expectedRevenue'),
-  partner: field('partner'), partnerCrmAccountId: field('partnerCrmAccountId'), firstMatchDate: field('firstMatchDate'),
-  eventId: field('eventId'), eventDate: field('eventDate'), eventTypeCode: field('eventTypeCode'), eventSubtypeCode: field('eventSubtypeCode'),
-  eventSource: field('eventSource'), eventName: field('eventName'), eventDescription: field('eventDescription'), user: field('user'),
-  sourceLink: field('sourceLink'), campaignId: field('campaignId'), leadId: field('leadId'), contactId: field('contactId'),
-  opportunityId: field('opportunityId'), detail1: field('detail1'), detail2: field('detail2'), note: field('note'),
-};
+const OPPORTUNITY_TYPE_WEIGHTS = [50, 30, 20];
 
 export interface ChunkOutput {
   accounts: JsonLines;
@@ -99,6 +84,8 @@ export interface TenantRun {
 interface AccountStub {
   id: string;
   name: string;
+  /** The name escaped for a JSON string, without the quotes. */
+  nameJson: string;
   parent: number;
   root: number;
   industry: Industry;
@@ -123,13 +110,12 @@ interface OpportunityStub {
   created: number;
 }
 
-type CustomValues = Array<readonly [FieldName, string | number | boolean]>;
-
 /** One line of accounts.ndjson; `undefined` fields are left out. */
 interface AccountRow {
   org: string;
   crmAccountId: string;
-  name: string;
+  /** The name as an escaped JSON string body (no quotes). */
+  nameJson: string;
   accountType: string | undefined;
   parentCrmAccountId: string | undefined;
   street: string | undefined;
@@ -159,64 +145,64 @@ interface AccountRow {
   customOwner: object | undefined;
   recentOpenOppDate: number | undefined;
   recentClosedOppDate: number | undefined;
-  custom: CustomValues | undefined;
+  /** `,"custom":{...}` or ''. */
+  custom: string;
 }
 
 /** Owner and user objects are shared by many rows: each is encoded once. */
-const encoded = new WeakMap<object, Uint8Array>();
-function enc(o: object | undefined): Uint8Array | undefined {
-  if (o === undefined) return undefined;
+const encoded = new WeakMap<object, string>();
+function enc(o: object): string {
   let e = encoded.get(o);
-  if (!e) {
-    e = encodeJson(o);
+  if (e === undefined) {
+    e = JSON.stringify(o);
     encoded.set(o, e);
   }
   return e;
 }
 
-function writeAccount(w: JsonLines, a: AccountRow): void {
-  w.open();
-  w.string(F.org, a.org);
-  w.string(F.crmAccountId, a.crmAccountId);
-  w.string(F.name, a.name);
-  w.string(F.accountType, a.accountType);
-  w.string(F.parentCrmAccountId, a.parentCrmAccountId);
-  w.string(F.street, a.street);
-  w.string(F.city, a.city);
-  w.string(F.state, a.state);
-  w.string(F.zipCode, a.zipCode);
-  w.string(F.country, a.country);
-  w.string(F.website, a.website);
-  w.string(F.industry, a.industry);
-  w.string(F.territory, a.territory);
-  w.string(F.divisions, a.divisions);
-  w.number(F.numberOfEmployees, a.numberOfEmployees);
-  w.number(F.annualRevenue, a.annualRevenue);
-  w.number(F.accountAcv, a.accountAcv);
-  w.number(F.openPipelineAmount, a.openPipelineAmount);
-  w.number(F.openOppCount, a.openOppCount);
-  w.number(F.closedOppCount, a.closedOppCount);
-  w.number(F.closedWonOppCount, a.closedWonOppCount);
-  w.boolean(F.isCustomer, a.isCustomer);
-  w.string(F.sicCode, a.sicCode);
-  w.string(F.naicsCode, a.naicsCode);
-  w.string(F.ncesId, a.ncesId);
-  w.string(F.dunsNumber, a.dunsNumber);
-  w.string(F.taxId, a.taxId);
-  w.string(F.phoneNumber, a.phoneNumber);
-  w.json(F.owner, enc(a.owner));
-  w.json(F.customOwner, enc(a.customOwner));
-  w.number(F.recentOpenOppDate, a.recentOpenOppDate);
-  w.number(F.recentClosedOppDate, a.recentClosedOppDate);
-  writeCustom(w, a.custom);
-  w.close();
-}
+// Pieces of hand-built lines. `prefix` is `,"key":` (and the opening quote for `word`);
+// an absent value leaves the field out.
+/** A string from the word lists or built from them: no escaping needed. */
+const word = (prefix: string, v: string | undefined) => (v === undefined ? '' : prefix + v + '"');
+/** A number, a boolean or encoded JSON. */
+const raw = (prefix: string, v: number | boolean | string | undefined) => (v === undefined ? '' : prefix + v);
+const object = (prefix: string, v: object | undefined) => (v === undefined ? '' : prefix + enc(v));
 
-function writeCustom(w: JsonLines, custom: CustomValues | undefined): void {
-  if (custom === undefined) return;
-  w.openObject(F.custom);
-  for (const [name, value] of custom) w.scalar(name, value);
-  w.closeObject();
+function writeAccount(w: JsonLines, a: AccountRow): void {
+  w.line(
+    `{"org":"${a.org}","crmAccountId":"${a.crmAccountId}","name":"${a.nameJson}"` +
+      word(',"accountType":"', a.accountType) +
+      word(',"parentCrmAccountId":"', a.parentCrmAccountId) +
+      word(',"street":"', a.street) +
+      word(',"city":"', a.city) +
+      word(',"state":"', a.state) +
+      word(',"zipCode":"', a.zipCode) +
+      word(',"country":"', a.country) +
+      word(',"website":"', a.website) +
+      word(',"industry":"', a.industry) +
+      word(',"territory":"', a.territory) +
+      word(',"divisions":"', a.divisions) +
+      raw(',"numberOfEmployees":', a.numberOfEmployees) +
+      raw(',"annualRevenue":', a.annualRevenue) +
+      raw(',"accountAcv":', a.accountAcv) +
+      raw(',"openPipelineAmount":', a.openPipelineAmount) +
+      raw(',"openOppCount":', a.openOppCount) +
+      raw(',"closedOppCount":', a.closedOppCount) +
+      raw(',"closedWonOppCount":', a.closedWonOppCount) +
+      raw(',"isCustomer":', a.isCustomer) +
+      word(',"sicCode":"', a.sicCode) +
+      word(',"naicsCode":"', a.naicsCode) +
+      word(',"ncesId":"', a.ncesId) +
+      word(',"dunsNumber":"', a.dunsNumber) +
+      word(',"taxId":"', a.taxId) +
+      word(',"phoneNumber":"', a.phoneNumber) +
+      object(',"owner":', a.owner) +
+      object(',"customOwner":', a.customOwner) +
+      raw(',"recentOpenOppDate":', a.recentOpenOppDate) +
+      raw(',"recentClosedOppDate":', a.recentClosedOppDate) +
+      a.custom +
+      '}',
+  );
 }
 
 const pad = (n: number) => String(n).padStart(7, '0');
@@ -243,32 +229,50 @@ function taxId(rng: Rng, country: string): string {
   return country === 'US' ? `${rng.digits(2)}-${rng.digits(7)}` : `${country}${rng.digits(9)}`;
 }
 
-function customValue(rng: Rng, def: CustomFieldDef): string | number | boolean {
-  const min = def.min ?? 0;
-  const max = def.max ?? 100;
-  switch (def.type) {
-    case 'string':
-      return def.values ? rng.pick(def.values) : `${def.key}-${rng.digits(4)}`;
-    case 'number':
-      return rng.between(min, max);
-    case 'currency':
-      return rng.between(min * 100, max * 100) / 100;
-    case 'date':
-      return REFERENCE_DATE + rng.between(min, max) * DAY;
-    case 'boolean':
-      return rng.chance(0.4);
+/**
+ * `,"custom":{...}` with values for the custom fields `defs`, each present with
+ * probability `presence`. String values come from the definitions' word lists.
+ */
+function customJson(rng: Rng, defs: readonly CustomFieldDef[], presence: number, override?: readonly [string, string]): string {
+  let out = ',"custom":{';
+  let sep = '"';
+  for (const def of defs) {
+    if (!rng.chance(presence)) continue;
+    out += sep + def.key + '":';
+    sep = ',"';
+    if (override && override[0] === def.key) {
+      out += `"${override[1]}"`;
+      continue;
+    }
+    const min = def.min ?? 0;
+    const max = def.max ?? 100;
+    switch (def.type) {
+      case 'string':
+        out += `"${def.values ? rng.pick(def.values) : `${def.key}-${rng.digits(4)}`}"`;
+        break;
+      case 'number':
+        out += rng.between(min, max);
+        break;
+      case 'currency':
+        out += rng.between(min * 100, max * 100) / 100;
+        break;
+      case 'date':
+        out += REFERENCE_DATE + rng.between(min, max) * DAY;
+        break;
+      case 'boolean':
+        out += rng.chance(0.4);
+    }
   }
+  return out + '}';
 }
 
-/** Values for the custom fields `defs`, each present with probability `presence`. */
-function customValues(rng: Rng, defs: readonly CustomFieldDef[], presence = 0.85): CustomValues {
-  const out: CustomValues = [];
-  for (const def of defs) if (rng.chance(presence)) out.push([field(def.key), customValue(rng, def)]);
-  return out;
-}
-
-/** A partner organization's account, optionally the partner's record of the tenant account `src`. */
-function writePartnerAccount(rng: Rng, w: JsonLines, partner: OrgDef, id: string, name: string, src: AccountStub | undefined, parent: string | undefined): void {
+/**
+ * A partner organization's account, optionally the partner's record of the tenant account
+ * `src`, with the fields of the partner's sheet (all of them for a full CRM sync).
+ */
+function writePartnerAccount(rng: Rng, w: JsonLines, partner: OrgDef, id: string, nameJson: string, src: AccountStub | undefined, parent: string | undefined): void {
+  const sheet = partner.sheet;
+  const has = (field: string) => sheet === undefined || sheet.has(field);
   let place = rng.pick(PLACES);
   let city: string = place.city;
   let state: string | undefined = place.state;
@@ -287,49 +291,48 @@ function writePartnerAccount(rng: Rng, w: JsonLines, partner: OrgDef, id: string
   const closedCount = rng.between(0, 8);
   const wonCount = rng.between(0, closedCount);
   const isCustomer = wonCount > 0;
-  const rep = rng.pick(partner.reps);
   writeAccount(w, {
     org: partner.publicId,
     crmAccountId: id,
-    name,
-    accountType: isCustomer ? 'Customer' : rng.pick(PARTNER_PROSPECT_TYPES),
+    nameJson,
+    accountType: has('accountType') ? (isCustomer ? 'Customer' : rng.pick(PARTNER_PROSPECT_TYPES)) : undefined,
     parentCrmAccountId: parent,
-    street: rng.chance(0.85) ? street(rng, place) : undefined,
-    city,
-    state,
-    zipCode: rng.chance(0.85) ? fill(rng, place.zip) : undefined,
-    country,
-    website: src?.website ?? (rng.chance(0.6) ? `www.${id.toLowerCase()}.example` : undefined),
-    industry: industry.name,
-    territory: place.territory,
-    divisions: rng.chance(0.7) ? rng.pick(ACCOUNT_DIVISIONS) : undefined,
-    numberOfEmployees: employees,
-    annualRevenue: rng.chance(0.85) ? Math.round((employees * rng.between(80, 400)) / 10) * 10_000 : undefined,
-    accountAcv: isCustomer ? rng.between(50, 5000) * 100 : 0,
-    openPipelineAmount: openCount ? rng.between(50, 9000) * 100 : 0,
-    openOppCount: openCount,
-    closedOppCount: closedCount,
-    closedWonOppCount: wonCount,
-    isCustomer,
-    sicCode: rng.chance(0.8) ? industry.sic : undefined,
-    naicsCode: rng.chance(0.8) ? industry.naics : undefined,
-    ncesId: industry === INDUSTRIES[EDUCATION_INDUSTRY] ? rng.digits(12) : undefined,
-    dunsNumber: rng.chance(0.7) ? rng.digits(9) : undefined,
-    taxId: rng.chance(0.5) ? taxId(rng, place.country) : undefined,
-    phoneNumber: rng.chance(0.9) ? fill(rng, place.phone) : undefined,
-    owner: rng.chance(0.95) ? rep.account : undefined,
-    customOwner: rng.chance(0.5) ? rng.pick(partner.csms) : undefined,
-    recentOpenOppDate: openCount ? REFERENCE_DATE - rng.int(120 * DAY) : undefined,
-    recentClosedOppDate: closedCount ? REFERENCE_DATE - rng.int(HISTORY_DAYS * DAY) : undefined,
-    custom: customValues(rng, partner.accountCustom, 0.8),
+    street: has('street') && rng.chance(0.85) ? street(rng, place) : undefined,
+    city: has('city') ? city : undefined,
+    state: has('state') ? state : undefined,
+    zipCode: has('zipCode') && rng.chance(0.85) ? fill(rng, place.zip) : undefined,
+    country: has('country') ? country : undefined,
+    website: has('website') ? src?.website ?? (rng.chance(0.6) ? `www.${id.toLowerCase()}.example` : undefined) : undefined,
+    industry: has('industry') ? industry.name : undefined,
+    territory: has('territory') ? place.territory : undefined,
+    divisions: has('divisions') && rng.chance(0.7) ? rng.pick(ACCOUNT_DIVISIONS) : undefined,
+    numberOfEmployees: has('numberOfEmployees') ? employees : undefined,
+    annualRevenue: has('annualRevenue') && rng.chance(0.85) ? Math.round((employees * rng.between(80, 400)) / 10) * 10_000 : undefined,
+    accountAcv: has('accountAcv') ? (isCustomer ? rng.between(50, 5000) * 100 : 0) : undefined,
+    openPipelineAmount: has('openPipelineAmount') ? (openCount ? rng.between(50, 9000) * 100 : 0) : undefined,
+    openOppCount: has('openOppCount') ? openCount : undefined,
+    closedOppCount: has('closedOppCount') ? closedCount : undefined,
+    closedWonOppCount: has('closedWonOppCount') ? wonCount : undefined,
+    isCustomer: has('isCustomer') ? isCustomer : undefined,
+    sicCode: has('sicCode') && rng.chance(0.8) ? industry.sic : undefined,
+    naicsCode: has('naicsCode') && rng.chance(0.8) ? industry.naics : undefined,
+    ncesId: has('ncesId') && industry === INDUSTRIES[EDUCATION_INDUSTRY] ? rng.digits(12) : undefined,
+    dunsNumber: has('dunsNumber') && rng.chance(0.7) ? rng.digits(9) : undefined,
+    taxId: has('taxId') && rng.chance(0.5) ? taxId(rng, place.country) : undefined,
+    phoneNumber: has('phoneNumber') && rng.chance(0.9) ? fill(rng, place.phone) : undefined,
+    owner: has('owner') && rng.chance(0.95) ? rng.pick(partner.reps).account : undefined,
+    customOwner: has('customOwner') && rng.chance(0.5) ? rng.pick(partner.csms) : undefined,
+    recentOpenOppDate: has('recentOpenOppDate') && openCount ? REFERENCE_DATE - rng.int(120 * DAY) : undefined,
+    recentClosedOppDate: has('recentClosedOppDate') && closedCount ? REFERENCE_DATE - rng.int(HISTORY_DAYS * DAY) : undefined,
+    custom: customJson(rng, partner.accountCustom, 0.8),
   });
 }
 
 /** How a partner names a company it shares with the tenant: mostly the same, sometimes in other letter case. */
-function partnerName(rng: Rng, src: AccountStub): string {
-  if (src.special) return src.name;
+function partnerNameJson(rng: Rng, src: AccountStub): string {
+  if (src.special) return src.nameJson;
   const r = rng.float();
-  return r < 0.82 ? src.name : r < 0.91 ? src.name.toUpperCase() : src.name.toLowerCase();
+  return r < 0.82 ? src.nameJson : r < 0.91 ? src.nameJson.toUpperCase() : src.nameJson.toLowerCase();
 }
 
 /** Weighted choice of `k` different connected partners. */
@@ -359,7 +362,7 @@ export function writeChunk(run: TenantRun, c: number, out: ChunkOutput): void {
   for (let s = 0; s < ACCOUNTS_PER_CHUNK; s++) {
     const n = first + s;
     const parent = parents[s]!;
-    // Names that differ only in letter case (and their subsidiaries) are never re-cased by partners: see partnerName.
+    // Names that differ only in letter case (and their subsidiaries) are never re-cased by partners: see partnerNameJson.
     const special = parent >= 0 ? stubs[parent]!.special : n < tenant.specialNames.length;
     let name: string;
     let industry: Industry;
@@ -380,20 +383,19 @@ export function writeChunk(run: TenantRun, c: number, out: ChunkOutput): void {
       website = rng.chance(0.92) ? company.website : undefined;
     }
     stubs.push({
-      id: `${org.code}-A${pad(n + 1)}`, name, parent, root: parent >= 0 ? stubs[parent]!.root : s, industry, website,
-      place: rng.pick(PLACES), rep: rng.pick(org.reps), special,
+      id: `${org.code}-A${pad(n + 1)}`, name, nameJson: special ? jsonString(name).slice(1, -1) : name, parent,
+      root: parent >= 0 ? stubs[parent]!.root : s, industry, website, place: rng.pick(PLACES), rep: rng.pick(org.reps), special,
       openCount: 0, closedCount: 0, wonCount: 0, openPipeline: 0, wonAmount: 0, recentOpen: undefined, recentClosed: undefined, partners: [],
     });
   }
 
   // Opportunities, and the account counters that follow from them.
   const opportunities: OpportunityStub[] = [];
-  const ow = out.opportunities;
   for (let j = 0; j < OPPORTUNITIES_PER_CHUNK; j++) {
     const slot = rng.int(ACCOUNTS_PER_CHUNK);
     const a = stubs[slot]!;
     const id = `${org.code}-O${pad(c * OPPORTUNITIES_PER_CHUNK + j + 1)}`;
-    const created = rng.chance(0.35)
+    const created = rng.chance(0.4)
       ? REFERENCE_DATE - rng.int(85 * DAY)
       : REFERENCE_DATE - 85 * DAY - rng.int((HISTORY_DAYS - 85) * DAY);
     const age = (REFERENCE_DATE - created) / DAY;
@@ -405,27 +407,20 @@ export function writeChunk(run: TenantRun, c: number, out: ChunkOutput): void {
       ? created + Math.floor((REFERENCE_DATE - created) * (0.2 + 0.8 * rng.float()))
       : REFERENCE_DATE + rng.between(-20, 180) * DAY;
     const lastModifiedDate = isClosed ? Math.min(REFERENCE_DATE, closeDate + rng.int(3 * DAY)) : created + rng.int(REFERENCE_DATE - created + 1);
-    const opportunityType = OPPORTUNITY_TYPES[rng.weighted([50, 30, 20])]!;
+    const opportunityType = OPPORTUNITY_TYPES[rng.weighted(OPPORTUNITY_TYPE_WEIGHTS)]!;
     const product = rng.pick(tenant.products);
     const owner = rng.chance(0.7) ? a.rep : rng.pick(org.reps);
-    ow.open();
-    ow.string(F.org, orgId);
-    ow.string(F.crmOpportunityId, id);
-    ow.string(F.crmAccountId, a.id);
-    ow.string(F.name, `${a.name} - ${product}${opportunityType === 'New Business' ? '' : ` ${opportunityType}`}`);
-    ow.number(F.createdDate, created);
-    ow.number(F.amount, amount);
-    ow.string(F.stageName, stageName);
-    ow.number(F.closeDate, closeDate);
-    ow.boolean(F.isWon, isWon);
-    ow.boolean(F.isClosed, isClosed);
-    ow.string(F.opportunityType, opportunityType);
-    ow.json(F.owner, rng.chance(0.97) ? enc(owner.opportunity) : undefined);
-    ow.number(F.lastModifiedDate, lastModifiedDate);
-    ow.number(F.probability, probability);
-    ow.number(F.expectedRevenue, amount === undefined ? undefined : (amount * probability) / 100);
-    writeCustom(ow, customValues(rng, org.opportunityCustom));
-    ow.close();
+    out.opportunities.line(
+      `{"org":"${orgId}","crmOpportunityId":"${id}","crmAccountId":"${a.id}"` +
+        `,"name":"${a.nameJson} - ${product}${opportunityType === 'New Business' ? '' : ` ${opportunityType}`}","createdDate":${created}` +
+        raw(',"amount":', amount) +
+        `,"stageName":"${stageName}","closeDate":${closeDate},"isWon":${isWon},"isClosed":${isClosed},"opportunityType":"${opportunityType}"` +
+        object(',"owner":', rng.chance(0.97) ? owner.opportunity : undefined) +
+        `,"lastModifiedDate":${lastModifiedDate},"probability":${probability}` +
+        raw(',"expectedRevenue":', amount === undefined ? undefined : (amount * probability) / 100) +
+        customJson(rng, org.opportunityCustom, 0.85) +
+        '}',
+    );
     opportunities.push({ id, slot, created });
     if (isClosed) {
       a.closedCount++;
@@ -446,18 +441,13 @@ export function writeChunk(run: TenantRun, c: number, out: ChunkOutput): void {
     const place = a.place;
     const isCustomer = a.wonCount > 0 || rng.chance(0.08);
     const employees = rng.chance(0.95) ? Math.round(logUniform(rng, 5, 250_000)) : undefined;
-    const custom = customValues(rng, org.accountCustom);
     // One formula-like value for the CSV injection guard to neutralize.
-    if (a.special && a.parent < 0 && a.name.startsWith('Back')) {
-      const tier = field('tier');
-      const i = custom.findIndex(([name]) => name === tier);
-      if (i >= 0) custom[i] = [tier, '=SUM(A1:A9)'];
-      else custom.unshift([tier, '=SUM(A1:A9)']);
-    }
+    const formula = a.special && a.parent < 0 && a.name.startsWith('Back') ? (['tier', '=SUM(A1:A9)'] as const) : undefined;
+    const custom = customJson(rng, org.accountCustom, 0.85, formula);
     writeAccount(out.accounts, {
       org: orgId,
       crmAccountId: a.id,
-      name: a.name,
+      nameJson: a.nameJson,
       accountType: rng.chance(0.95) ? (isCustomer ? 'Customer' : 'Prospect') : undefined,
       parentCrmAccountId: a.parent >= 0 ? stubs[a.parent]!.id : undefined,
       street: rng.chance(0.9) ? street(rng, place) : undefined,
@@ -487,24 +477,20 @@ export function writeChunk(run: TenantRun, c: number, out: ChunkOutput): void {
       customOwner: rng.chance(0.6) ? rng.pick(org.csms) : undefined,
       recentOpenOppDate: a.recentOpen,
       recentClosedOppDate: a.recentClosed,
-      custom: rng.chance(0.97) ? custom : undefined,
+      custom: rng.chance(0.97) ? custom : '',
     });
   }
 
   // Matches with partners and the partners' own records of those accounts.
   const counts = rng.shuffle([...tenant.matchPatterns[rng.int(tenant.matchPatterns.length)]!]);
   const mirrors: Array<readonly [OrgDef, string]> = [];
-  const mw = out.account_matches;
   const match = (a: AccountStub, n: number, partner: OrgDef) => {
     const partnerId = `${partner.code}-${org.code}${pad(n + 1)}`;
-    mw.open();
-    mw.string(F.org, orgId);
-    mw.string(F.crmAccountId, a.id);
-    mw.string(F.partner, partner.publicId);
-    mw.string(F.partnerCrmAccountId, partnerId);
-    mw.number(F.firstMatchDate, rng.chance(0.2) ? REFERENCE_DATE - rng.int(90 * DAY) : REFERENCE_DATE - 90 * DAY - rng.int((HISTORY_DAYS - 120) * DAY));
-    mw.close();
-    writePartnerAccount(rng, out.accounts, partner, partnerId, partnerName(rng, a), a, undefined);
+    const firstMatchDate = rng.chance(0.2) ? REFERENCE_DATE - rng.int(90 * DAY) : REFERENCE_DATE - 90 * DAY - rng.int((HISTORY_DAYS - 120) * DAY);
+    out.account_matches.line(
+      `{"org":"${orgId}","crmAccountId":"${a.id}","partner":"${partner.publicId}","partnerCrmAccountId":"${partnerId}","firstMatchDate":${firstMatchDate}}`,
+    );
+    writePartnerAccount(rng, out.accounts, partner, partnerId, partnerNameJson(rng, a), a, undefined);
     mirrors.push([partner, partnerId]);
   };
   for (let s = 0; s < ACCOUNTS_PER_CHUNK; s++) {
@@ -524,21 +510,26 @@ export function writeChunk(run: TenantRun, c: number, out: ChunkOutput): void {
     writePartnerAccount(rng, out.accounts, partner, id, run.names.get(run.extraNameBase + c).name, undefined, parent && rng.chance(0.5) ? parent : undefined);
   }
 
-  // Attribution events around the chunk's opportunities.
+  // Attribution events around the chunk's opportunities; activity clusters around recent
+  // opportunities, so "last 90 days" windows have data.
   const window = tenant.attributionWindowDays;
-  const ew = out.events;
+  const recent = opportunities.filter((o) => o.created >= REFERENCE_DATE - 85 * DAY);
+  const families: number[][] = [];
+  for (let s = 0; s < ACCOUNTS_PER_CHUNK; s++) {
+    const root = stubs[s]!.root;
+    if (root === s) families[s] = [s];
+    else families[root]!.push(s);
+  }
+  for (let s = 0; s < ACCOUNTS_PER_CHUNK; s++) families[s] = families[stubs[s]!.root]!;
   for (let j = 0; j < EVENTS_PER_CHUNK; j++) {
     const eventId = `${org.code}-E${pad(c * EVENTS_PER_CHUNK + j + 1)}`;
-    const opp = opportunities[rng.int(opportunities.length)]!;
-    const root = stubs[opp.slot]!.root;
-    const family: number[] = [];
-    for (let s = 0; s < ACCOUNTS_PER_CHUNK; s++) if (stubs[s]!.root === root) family.push(s);
-    let slot = rng.pick(family);
+    const opp = recent.length > 0 && rng.chance(0.5) ? rng.pick(recent) : opportunities[rng.int(opportunities.length)]!;
+    let slot = rng.pick(families[opp.slot]!);
     let eventDate: number;
     let linked = false;
-    switch (rng.weighted([60, 15, 15, 10])) {
-      case 0: // within the attribution window before the opportunity was created
-        eventDate = opp.created - DAY - rng.int((window - 1) * DAY);
+    switch (rng.weighted(EVENT_MODE_WEIGHTS)) {
+      case 0: // within the attribution window before the opportunity was created, mostly shortly before
+        eventDate = opp.created - DAY - Math.floor((window - 1) * DAY * rng.float() ** 2);
         linked = true;
         break;
       case 1: // after the opportunity was created (does not count for it)
@@ -548,9 +539,9 @@ export function writeChunk(run: TenantRun, c: number, out: ChunkOutput): void {
       case 2: // too long before it
         eventDate = opp.created - (window + 1) * DAY - rng.int(400 * DAY);
         break;
-      default: // anywhere, on any account of the chunk
+      default: // lately, on any account of the chunk
         slot = rng.int(ACCOUNTS_PER_CHUNK);
-        eventDate = REFERENCE_DATE - rng.int(HISTORY_DAYS * DAY);
+        eventDate = REFERENCE_DATE - rng.int(120 * DAY);
     }
     eventDate = Math.max(eventDate, REFERENCE_DATE - (HISTORY_DAYS + 60) * DAY);
     const a = stubs[slot]!;
@@ -561,40 +552,41 @@ export function writeChunk(run: TenantRun, c: number, out: ChunkOutput): void {
     const source = crm ? (rng.chance(0.6) ? 'Salesforce' : 'HubSpot') : 'Partner Reports';
     const user = crm ? a.rep.person : rng.pick(org.actors);
     const list = rng.pick(LIST_NAMES);
+    // Name and description as JSON string bodies: the quotes and line break are escaped here.
     let eventName: string;
     let eventDescription: string;
     switch (subtype) {
       case 'CREATED':
-        eventName = `Action list "${list}" created`;
+        eventName = `Action list \\"${list}\\" created`;
         eventDescription = `${user.name} created an action list of ${rng.between(5, 400)} accounts overlapping with ${partner.name}.`;
         break;
       case 'DOWNLOADED':
-        eventName = `Action list "${list}" downloaded`;
-        eventDescription = `${user.name} downloaded "${list}" (${rng.between(5, 400)} rows) as CSV.`;
+        eventName = `Action list \\"${list}\\" downloaded`;
+        eventDescription = `${user.name} downloaded \\"${list}\\" (${rng.between(5, 400)} rows) as CSV.`;
         break;
       case 'INITIATED':
-        eventName = `Intro request: ${a.name}`;
-        eventDescription = `${user.name} asked ${partner.name} for an introduction to ${a.name}.`;
+        eventName = `Intro request: ${a.nameJson}`;
+        eventDescription = `${user.name} asked ${partner.name} for an introduction to ${a.nameJson}.`;
         break;
       case 'INTRO_COMPLETED':
-        eventName = `Intro completed: ${a.name}`;
-        eventDescription = `${partner.name} introduced ${user.name} to the buying team at ${a.name}.`;
+        eventName = `Intro completed: ${a.nameJson}`;
+        eventDescription = `${partner.name} introduced ${user.name} to the buying team at ${a.nameJson}.`;
         break;
       case 'FIELD_CHANGED':
         eventName = `${rng.pick(FIELD_NAMES)} updated`;
-        eventDescription = `Partner of record on ${a.name} set to ${partner.name}.`;
+        eventDescription = `Partner of record on ${a.nameJson} set to ${partner.name}.`;
         break;
       case 'NOTE_ADDED':
         eventName = 'Partner note added';
-        eventDescription = `Call notes: "${partner.name} confirmed the evaluation"\nNext step: joint demo with ${a.name}.`;
+        eventDescription = `Call notes: \\"${partner.name} confirmed the evaluation\\"\\nNext step: joint demo with ${a.nameJson}.`;
         break;
       case 'MEETING_BOOKED':
         eventName = `Co-sell meeting booked with ${partner.name}`;
-        eventDescription = `Joint discovery call with ${a.name} and ${partner.name}.`;
+        eventDescription = `Joint discovery call with ${a.nameJson} and ${partner.name}.`;
         break;
       default:
         eventName = `Deal registration from ${partner.name}`;
-        eventDescription = `${partner.name} registered a deal on ${a.name}.`;
+        eventDescription = `${partner.name} registered a deal on ${a.nameJson}.`;
     }
     const sourceLink = rng.chance(0.1)
       ? undefined
@@ -603,30 +595,26 @@ export function writeChunk(run: TenantRun, c: number, out: ChunkOutput): void {
         : source === 'HubSpot'
           ? `https://app.hubspot.example/contacts/${rng.digits(7)}/record/0-2/${rng.digits(10)}`
           : `https://app.partner-reports.example/${type === 'ACTION_LIST' ? 'action-lists' : type === 'WORKFLOW' ? 'workflows' : 'co-sell'}/${eventId}`;
-    ew.open();
-    ew.string(F.org, orgId);
-    ew.string(F.eventId, eventId);
-    ew.number(F.eventDate, eventDate);
-    ew.string(F.eventTypeCode, type);
-    ew.string(F.eventSubtypeCode, subtype);
-    ew.string(F.crmAccountId, a.id);
-    ew.string(F.partner, partner.publicId);
-    ew.string(F.eventSource, source);
-    ew.string(F.eventName, eventName);
-    ew.string(F.eventDescription, rng.chance(0.95) ? eventDescription : undefined);
-    ew.json(F.user, rng.chance(0.97) ? enc(user) : undefined);
-    ew.string(F.sourceLink, sourceLink);
+    let custom = '';
     if (rng.chance(0.9)) {
-      ew.openObject(F.custom);
-      ew.string(F.campaignId, rng.chance(0.5) ? `CMP-${2025 + rng.int(2)}-${rng.digits(3)}` : undefined);
-      ew.string(F.leadId, rng.chance(0.25) ? `00Q${rng.digits(12)}` : undefined);
-      ew.string(F.contactId, rng.chance(0.35) ? `003${rng.digits(12)}` : undefined);
-      ew.string(F.opportunityId, linked && rng.chance(0.5) ? opp.id : undefined);
-      ew.string(F.detail1, rng.chance(0.3) ? (type === 'ACTION_LIST' ? list : rng.pick(FIELD_NAMES)) : undefined);
-      ew.string(F.detail2, rng.chance(0.2) ? `${rng.between(1, 250)} rows` : undefined);
-      ew.string(F.note, rng.chance(0.15) ? rng.pick(NOTES) : undefined);
-      ew.closeObject();
+      custom =
+        word(',"campaignId":"', rng.chance(0.5) ? `CMP-${2025 + rng.int(2)}-${rng.digits(3)}` : undefined) +
+        word(',"leadId":"', rng.chance(0.25) ? `00Q${rng.digits(12)}` : undefined) +
+        word(',"contactId":"', rng.chance(0.35) ? `003${rng.digits(12)}` : undefined) +
+        word(',"opportunityId":"', linked && rng.chance(0.5) ? opp.id : undefined) +
+        word(',"detail1":"', rng.chance(0.3) ? (type === 'ACTION_LIST' ? list : rng.pick(FIELD_NAMES)) : undefined) +
+        word(',"detail2":"', rng.chance(0.2) ? `${rng.between(1, 250)} rows` : undefined) +
+        raw(',"note":', rng.chance(0.15) ? rng.pick(NOTES_JSON) : undefined);
+      custom = `,"custom":{${custom.slice(1)}}`;
     }
-    ew.close();
+    out.events.line(
+      `{"org":"${orgId}","eventId":"${eventId}","eventDate":${eventDate},"eventTypeCode":"${type}","eventSubtypeCode":"${subtype}"` +
+        `,"crmAccountId":"${a.id}","partner":"${partner.publicId}","eventSource":"${source}","eventName":"${eventName}"` +
+        word(',"eventDescription":"', rng.chance(0.95) ? eventDescription : undefined) +
+        object(',"user":', rng.chance(0.97) ? user : undefined) +
+        word(',"sourceLink":"', sourceLink) +
+        custom +
+        '}',
+    );
   }
 }

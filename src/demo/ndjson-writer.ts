@@ -1,7 +1,7 @@
 /**
  * One NDJSON file of the bundle being written: takes encoded lines (json-lines.ts) in
  * large blocks and waits for the file stream when the disk falls behind, so memory stays
- * bounded whatever the scale. Written under a temporary name; `close` renames it.
+ * bounded whatever the scale. Written under a temporary name; `publish` renames it.
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
@@ -31,11 +31,15 @@ export class NdjsonFile {
     if (this.failure) throw this.failure;
   }
 
-  /** Finishes the file and gives it its final name. */
-  async close(): Promise<void> {
+  /** Writes what is pending and closes the file, still under its temporary name. */
+  async finish(): Promise<void> {
     this.stream.end();
     await once(this.stream, 'close');
     if (this.failure) throw this.failure;
+  }
+
+  /** Gives the finished file its final name (replacing an older file of that name). */
+  async publish(): Promise<void> {
     await rename(this.partialPath, this.path);
   }
 

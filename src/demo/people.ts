@@ -47,14 +47,26 @@ export function emailLocal(name: string): string {
     .join('.');
 }
 
+/** A pattern cut into literal text, runs of `#` (digit counts, > 0) and `@` (letters, < 0). */
+const compiled = new Map<string, Array<string | number>>();
+function compile(pattern: string): Array<string | number> {
+  const parts: Array<string | number> = [];
+  for (const m of pattern.matchAll(/#+|@|[^#@]+/g)) parts.push(m[0][0] === '#' ? m[0].length : m[0] === '@' ? -1 : m[0]);
+  return parts;
+}
+
 /** Replaces each `#` of `pattern` with a random digit and each `@` with a random capital letter. */
 export function fill(rng: Rng, pattern: string): string {
+  let parts = compiled.get(pattern);
+  if (!parts) {
+    parts = compile(pattern);
+    compiled.set(pattern, parts);
+  }
   let out = '';
-  for (let i = 0; i < pattern.length; i++) {
-    const ch = pattern.charCodeAt(i);
-    if (ch === 35) out += String.fromCharCode(48 + rng.int(10));
-    else if (ch === 64) out += String.fromCharCode(65 + rng.int(26));
-    else out += pattern[i];
+  for (const part of parts) {
+    if (typeof part === 'string') out += part;
+    else if (part > 0) out += rng.digits(part);
+    else out += String.fromCharCode(65 + rng.int(26));
   }
   return out;
 }

@@ -7,6 +7,7 @@
  */
 
 const TWO_32 = 4_294_967_296;
+const POW10 = Array.from({ length: 16 }, (_, i) => 10 ** i);
 
 function fmix32(h: number): number {
   h ^= h >>> 16;
@@ -107,11 +108,16 @@ export class Rng {
     return list;
   }
 
+  /** Uniform in [0, 1) with 53 random bits. */
+  float53(): number {
+    return ((this.next() >>> 5) * 67_108_864 + (this.next() >>> 6)) / 9_007_199_254_740_992;
+  }
+
   /** `n` random decimal digits (leading zeros kept). */
   digits(n: number): string {
-    let s = '';
-    for (; n > 9; n -= 9) s += String(Math.floor(this.float() * 1e9)).padStart(9, '0');
-    return s + String(Math.floor(this.float() * 10 ** n)).padStart(n, '0');
+    if (n <= 9) return String(Math.floor(this.float() * POW10[n]!)).padStart(n, '0');
+    if (n <= 15) return String(Math.floor(this.float53() * POW10[n]!)).padStart(n, '0');
+    return this.digits(15) + this.digits(n - 15);
   }
 
   /** A random v4-looking UUID, lower case. */
