@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// Entry point of the `partner-reports` command. It runs the compiled CLI; in a fresh
-// clone whose build is missing (for example after `npm ci --ignore-scripts`) it builds
-// once first, so `npm start` and `npx partner-reports` always work.
-import { existsSync } from 'node:fs';
+// Entry point of the `partner-reports` command. It runs the compiled CLI, building it
+// first when the build is missing (for example after `npm ci --ignore-scripts`) or older
+// than a source file, so `npm start` and `npx partner-reports` always run current code.
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -10,8 +10,18 @@ import { createRequire } from 'node:module';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const entry = join(root, 'dist', 'cli', 'main.js');
-if (!existsSync(entry)) {
-  process.stderr.write('partner-reports: building (first run)...\n');
+function newest(dir) {
+  let latest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    latest = Math.max(latest, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs);
+  }
+  return latest;
+}
+
+const src = join(root, 'src');
+if (!existsSync(entry) || (existsSync(src) && newest(src) > newest(join(root, 'dist')))) {
+  process.stderr.write('partner-reports: building...\n');
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit', cwd: root });
 }
