@@ -29,6 +29,8 @@ export interface AppDeps {
   clock?: () => number;
   /** pino options, `false` for silence; tests pass `false`. */
   logger?: boolean | Record<string, unknown>;
+  /** Where the default logger writes (default stdout); tests capture it. */
+  logStream?: NodeJS.WritableStream;
   access?: Partial<AccessOptions>;
   /** Report engine options (cache, keyset threshold); defaults suit production. */
   reports?: Partial<Omit<ReportServiceDeps, 'database' | 'clock'>>;
@@ -39,7 +41,12 @@ export type App = FastifyInstance;
 export async function buildApp(deps: AppDeps): Promise<App> {
   const clock = deps.clock ?? Date.now;
   const app = Fastify({
-    logger: deps.logger ?? { level: deps.config.logLevel, redact: ['req.headers["api-key"]', 'req.headers.authorization'] },
+    logger: deps.logger ?? {
+      level: deps.config.logLevel,
+      // Credentials never reach the logs.
+      redact: ['req.headers["api-key"]', 'req.headers.authorization'],
+      ...(deps.logStream ? { stream: deps.logStream } : {}),
+    },
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       // Accept a caller's id only when it is short and printable; anything else could
