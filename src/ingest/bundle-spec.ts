@@ -37,6 +37,11 @@ const f = (path: string, type: FieldType, column: string, extra: Partial<FieldSp
 const req = { required: true } as const;
 const count = { nonNegative: true } as const;
 
+/**
+ * In the order of the contract's table: the order files are read, problems are sorted
+ * and counts are listed. It is also a valid load order (organizations first, custom
+ * field definitions before the records whose custom values they type).
+ */
 export const ENTITIES: readonly EntitySpec[] = [
   {
     name: 'orgs', csv: false, table: 'orgs', objects: {}, key: ['public_id'],
@@ -46,10 +51,6 @@ export const ENTITIES: readonly EntitySpec[] = [
       f('zipCode', 'string', 'zip_code'), f('country', 'string', 'country'),
       f('attributionWindowDays', 'integer', 'attribution_window_days', count),
     ],
-  },
-  {
-    name: 'event_types', csv: false, table: 'event_types', objects: {}, key: ['code'],
-    fields: [f('code', 'string', 'code', req), f('displayName', 'string', 'display_name', req), f('group', 'string', 'group_name', req), f('subtypes', 'subtypes', 'subtypes')],
   },
   {
     name: 'users', csv: false, table: 'users', objects: {}, key: ['org', 'email'],
@@ -120,6 +121,10 @@ export const ENTITIES: readonly EntitySpec[] = [
       f('org', 'uuid', 'org', req), f('crmAccountId', 'string', 'crm_account_id', req), f('partner', 'uuid', 'partner', req),
       f('partnerCrmAccountId', 'string', 'partner_crm_account_id', req), f('firstMatchDate', 'date', 'first_match_date', req),
     ],
+  },
+  {
+    name: 'event_types', csv: false, table: 'event_types', objects: {}, key: ['code'],
+    fields: [f('code', 'string', 'code', req), f('displayName', 'string', 'display_name', req), f('group', 'string', 'group_name', req), f('subtypes', 'subtypes', 'subtypes')],
   },
   {
     name: 'events', csv: false, table: 'events', customEntity: 'event', key: ['org', 'event_id'],

@@ -74,15 +74,19 @@ export async function checkDuplicates(db: Kysely<any>, entity: EntitySpec, keyLa
 }
 
 /**
- * Staged accounts whose parent chain never reaches a top-level account (a cycle, or a
- * descendant of one). Staged rows replace database rows with the same key.
+ * Staged accounts on a parent cycle. SQL finds the accounts whose parent chain never
+ * reaches a top-level account (staged rows replace database rows with the same key);
+ * that set holds only broken chains (cycles, their descendants, chains ending at a
+ * missing parent), so walking it in memory to pick out the cycles stays small. Only the
+ * accounts on a cycle are reported: a descendant is fine once the cycle is broken, and a
+ * missing parent has its own problem.
  */
 export async function checkParentCycles(db: Kysely<any>): Promise<LineProblem[]> {
-  const rows = await sql<{ line: number }>`
+  const rows = await sql<{ org: string; id: string; parent: string | null; line: number | null }>`
     with recursive u as (
-      select org, crm_account_id, parent_crm_account_id from stg_accounts
+      select org, crm_account_id, parent_crm_account_id, line from stg_accounts
       union all
-      select o.public_id::text, a.crm_account_id, a.parent_crm_account_id
+      select o.public_id::text, a.crm_account_id, a.parent_crm_account_id, null
       from accounts a join orgs o on o.id = a.org_id
       where not exists (select 1 from stg_accounts s where s.org = o.public_id::text and s.crm_account_id = a.crm_account_id)
     ),
@@ -91,8 +95,32 @@ export async function checkParentCycles(db: Kysely<any>): Promise<LineProblem[]>
       union
       select u.org, u.crm_account_id from u join reach r on r.org = u.org and r.crm_account_id = u.parent_crm_account_id
     )
-    select s.line from stg_accounts s
-    where not exists (select 1 from reach r where r.org = s.org and r.crm_account_id = s.crm_account_id)
-    order by s.line`.execute(db);
-  return rows.rows.map((r) => ({ entity: 'accounts', line: Number(r.line), field: 'parentCrmAccountId', problem: 'parent cycle: following parentCrmAccountId never reaches a top-level account' }));
+    select u.org, u.crm_account_id as id, u.parent_crm_account_id as parent, u.line from u
+    where not exists (select 1 from reach r where r.org = u.org and r.crm_account_id = u.crm_account_id)`.execute(db);
+  const node = new Map(rows.rows.map((r) => [`${r.org}|${r.id}`, r]));
+  const done = new Set<string>();
+  const out: LineProblem[] = [];
+  for (const start of node.keys()) {
+    // Follow parents until a known end; the first key seen twice on this walk closes a cycle.
+    const path: string[] = [];
+    const onPath = new Map<string, number>();
+    let key: string | undefined = start;
+    while (key !== undefined && node.has(key) && !done.has(key) && !onPath.has(key)) {
+      onPath.set(key, path.length);
+      path.push(key);
+      const r: { org: string; parent: string | null } = node.get(key)!;
+      key = r.parent === null ? undefined : `${r.org}|${r.parent}`;
+    }
+    if (key !== undefined && onPath.has(key)) {
+      const cycle = path.slice(onPath.get(key)!).map((k) => node.get(k)!);
+      cycle.forEach((member, i) => {
+        if (member.line === null) return;
+        const ids = [...cycle.slice(i), ...cycle.slice(0, i)].map((m) => m.id);
+        const shown = ids.length > 10 ? `${ids.slice(0, 10).join(' -> ')} -> ... (${ids.length} accounts)` : [...ids, member.id].join(' -> ');
+        out.push({ entity: 'accounts', line: Number(member.line), field: 'parentCrmAccountId', problem: `parent cycle: ${shown}` });
+      });
+    }
+    for (const k of path) done.add(k);
+  }
+  return out.sort((a, b) => a.line - b.line);
 }

@@ -107,6 +107,9 @@ export async function importBundle(database: Database, dir: string, options: Imp
   let dataVersion = 0;
   try {
     await database.db.transaction().execute(async (trx) => {
+      // The service's statement timeout guards API queries; one statement of a large
+      // import (an upsert of millions of rows, a report-table rebuild) may rightly take longer.
+      await sql`set local statement_timeout = 0`.execute(trx);
       const customTypes = await existingCustomTypes(trx);
       for (const spec of ENTITIES) await createStagingTable(trx, spec);
 
@@ -117,6 +120,7 @@ export async function importBundle(database: Database, dir: string, options: Imp
         };
         const reader: AsyncGenerator<RawRecord> = file.csv ? readCsv(file.path, onBytes) : readNdjson(file.path, onBytes);
         let batch: Array<Record<string, unknown>> = [];
+        let pending: Promise<void> = Promise.resolve();
         let lines = 0;
         const lookup = (org: string, entity: string) => customTypes.get(`${org}|${entity}`);
         for await (const raw of reader) {
@@ -138,11 +142,16 @@ export async function importBundle(database: Database, dir: string, options: Imp
           row.line = raw.line;
           batch.push(row);
           if (batch.length >= BATCH_ROWS) {
-            await insertBatch(trx, file.spec, batch);
+            // One batch in flight while the next is parsed: the database works on one
+            // while Node parses the other, and memory holds at most two batches.
+            await pending;
+            pending = insertBatch(trx, file.spec, batch);
+            pending.catch(() => undefined); // awaited above or below; this only avoids an "unhandled rejection" meanwhile
             batch = [];
             options.onProgress?.({ file: file.file, lines, bytes: doneBytes + Math.min(bytesRead, file.bytes), totalBytes });
           }
         }
+        await pending;
         await insertBatch(trx, file.spec, batch);
         await indexStagingTable(trx, file.spec);
         doneBytes += file.bytes;
@@ -154,9 +163,7 @@ export async function importBundle(database: Database, dir: string, options: Imp
       for (const file of files) lineProblems.push(...(await checkDuplicates(trx, file.spec, KEY_LABELS[file.spec.name]!)));
       const references = await checkReferences(trx, present);
       lineProblems.push(...references);
-      if (present.has('accounts') && !references.some((p) => p.entity === 'accounts' && p.field === 'parentCrmAccountId')) {
-        lineProblems.push(...(await checkParentCycles(trx)));
-      }
+      if (present.has('accounts')) lineProblems.push(...(await checkParentCycles(trx)));
       for (const p of lineProblems) problems.push({ file: fileOf.get(p.entity)!, line: p.line, field: p.field, problem: p.problem });
       if (problems.length) throw new Rollback();
 

@@ -33,15 +33,36 @@ export async function* readNdjson(path: string, onBytes?: (n: number) => void): 
 export async function* readCsv(path: string, onBytes?: (n: number) => void): AsyncGenerator<RawRecord> {
   const stream = createReadStream(path);
   if (onBytes) stream.on('data', (chunk) => onBytes((chunk as Buffer).length));
-  const parser = stream.pipe(parse({ columns: true, info: true, skip_empty_lines: true, bom: true, relax_column_count: false }));
+  // skip_records_with_error: a malformed row (wrong cell count, stray quote) is reported
+  // through 'skip' and parsing goes on, so every bad row of the file is reported at once
+  // instead of the first one aborting the stream (and losing rows already parsed).
+  const parser = stream.pipe(parse({ columns: true, info: true, skip_empty_lines: true, bom: true, skip_records_with_error: true }));
+  const skipped: RawRecord[] = [];
+  parser.on('skip', (err: { code?: string; message?: string; lines?: number }) => skipped.push({ line: err.lines ?? 0, error: csvProblem(err) }));
   try {
     for await (const { record, info } of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number } }>) {
-      yield { line: info.lines, record: unflatten(record), fromCsv: true };
+      while (skipped.length) yield skipped.shift()!;
+      yield { line: firstLine(record, info.lines), record: unflatten(record), fromCsv: true };
     }
   } catch (err) {
     const e = err as { message?: string; lines?: number };
-    yield { line: e.lines ?? 0, error: `not valid CSV: ${e.message ?? String(err)}` };
+    skipped.push({ line: e.lines ?? 0, error: `not valid CSV: ${e.message ?? String(err)}` });
   }
+  while (skipped.length) yield skipped.shift()!;
+}
+
+function csvProblem(err: { code?: string; message?: string }): string {
+  const message = (err.message ?? String(err)).replace(/ (on|at) line \d+/, '');
+  const counts = /columns length is (\d+), got (\d+)/.exec(message);
+  if (err.code === 'CSV_RECORD_INCONSISTENT_COLUMNS' && counts) return `has ${counts[2]} cells but the header has ${counts[1]}`;
+  return `not valid CSV: ${message}`;
+}
+
+/** csv-parse counts lines up to a record's end; a quoted cell spanning lines moves its start back. */
+function firstLine(record: Record<string, string>, endLine: number): number {
+  let breaks = 0;
+  for (const value of Object.values(record)) if (value.includes('\n')) breaks += value.split('\n').length - 1;
+  return endLine - breaks;
 }
 
 /** `{ "owner.email": "a", "name": "" }` -> `{ owner: { email: "a" } }` (empty cells are absent). */

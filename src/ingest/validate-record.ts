@@ -1,8 +1,13 @@
 /**
  * Validation of one bundle record against its file's spec (bundle-spec.ts): unknown
- * fields, missing required fields, wrong types, values outside their enumeration, custom
- * values typed by the organization's custom field definitions. CSV cells (always text)
- * are converted by the field's type here. Returns the staging row or every problem.
+ * fields (top-level and inside nested objects), missing required fields, wrong types,
+ * values outside their enumeration, custom values typed by the organization's custom
+ * field definitions. CSV cells (always text) are converted by the field's type here.
+ * Returns the staging row (keyed by column) and every problem of the record.
+ *
+ * This runs once per line of files with millions of lines, so each spec is compiled
+ * once into a table of per-field converters, and a record is checked in one pass over
+ * its own keys; nothing is allocated for a valid value but the row itself.
  */
 import { SHAREABLE_NAMES } from '../reports/catalog/account-fields.js';
 import type { EntitySpec, FieldSpec } from './bundle-spec.js';
@@ -20,6 +25,12 @@ export type CustomTypes = (org: string, entity: string) => ReadonlyMap<string, C
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const INTEGER_TEXT = /^[+-]?\d+$/;
 const NUMBER_TEXT = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+const CUSTOM_SHARE = /^custom\.[^.]+$/;
+
+/** A failed conversion; returned (not thrown) so the valid path allocates nothing. */
+class Bad {
+  constructor(readonly problem: string) {}
+}
 
 function describe(value: unknown): string {
   if (value === null) return 'null';
@@ -28,35 +39,110 @@ function describe(value: unknown): string {
   return typeof value === 'object' ? 'an object' : `${typeof value} ${String(value)}`;
 }
 
-type Converted = { ok: true; value: unknown } | { ok: false; problem: string };
-/** Custom values can have several problems, each with its own field path. */
-type ConvertedField = Converted | { ok: false; problems: FieldProblem[] };
+type ScalarType = 'string' | 'integer' | 'number' | 'boolean' | 'date';
 
 /** Converts one scalar by type; `text` is true for CSV cells. */
-function scalar(type: 'string' | 'integer' | 'number' | 'boolean' | 'date', value: unknown, text: boolean): Converted {
+function scalar(type: ScalarType, value: unknown, text: boolean): unknown {
   switch (type) {
     case 'string':
-      return typeof value === 'string' ? { ok: true, value } : { ok: false, problem: `must be a string, got ${describe(value)}` };
+      return typeof value === 'string' ? value : new Bad(`must be a string, got ${describe(value)}`);
     case 'integer':
-    case 'date': {
-      const what = type === 'date' ? 'epoch seconds (an integer)' : 'an integer';
-      if (typeof value === 'number' && Number.isSafeInteger(value)) return { ok: true, value };
-      if (text && typeof value === 'string' && INTEGER_TEXT.test(value.trim()) && Number.isSafeInteger(Number(value))) return { ok: true, value: Number(value) };
-      return { ok: false, problem: `must be ${what}, got ${describe(value)}` };
-    }
+    case 'date':
+      if (typeof value === 'number' && Number.isSafeInteger(value)) return value;
+      if (text && typeof value === 'string' && INTEGER_TEXT.test(value.trim()) && Number.isSafeInteger(Number(value))) return Number(value);
+      return new Bad(`must be ${type === 'date' ? 'epoch seconds (an integer)' : 'an integer'}, got ${describe(value)}`);
     case 'number':
-      if (typeof value === 'number' && Number.isFinite(value)) return { ok: true, value };
-      if (text && typeof value === 'string' && NUMBER_TEXT.test(value.trim())) return { ok: true, value: Number(value) };
-      return { ok: false, problem: `must be a number, got ${describe(value)}` };
+      if (typeof value === 'number' && Number.isFinite(value)) return value;
+      if (text && typeof value === 'string' && NUMBER_TEXT.test(value.trim())) return Number(value);
+      return new Bad(`must be a number, got ${describe(value)}`);
     case 'boolean':
-      if (typeof value === 'boolean') return { ok: true, value };
-      if (text && (value === 'true' || value === 'false')) return { ok: true, value: value === 'true' };
-      return { ok: false, problem: `must be true or false, got ${describe(value)}` };
+      if (typeof value === 'boolean') return value;
+      if (text && (value === 'true' || value === 'false')) return value === 'true';
+      return new Bad(`must be true or false, got ${describe(value)}`);
   }
 }
 
-function customScalarType(t: CustomType): 'string' | 'number' | 'date' | 'boolean' {
-  return t === 'currency' ? 'number' : t;
+/** Converter of one field: the column value, or Bad. */
+type Convert = (value: unknown, text: boolean) => unknown;
+
+function converter(field: FieldSpec): Convert {
+  switch (field.type) {
+    case 'uuid':
+      return (v) => (typeof v === 'string' && UUID.test(v) ? v.toLowerCase() : new Bad(`must be a UUID, got ${describe(v)}`));
+    case 'string': {
+      const allowed = field.oneOf ? new Set(field.oneOf) : undefined;
+      return (v) => {
+        if (typeof v !== 'string') return new Bad(`must be a string, got ${describe(v)}`);
+        if (field.required && v.trim() === '') return new Bad('must not be empty');
+        if (allowed && !allowed.has(v)) return new Bad(`must be one of ${field.oneOf!.join(', ')}, got ${describe(v)}`);
+        return v;
+      };
+    }
+    case 'integer':
+    case 'number':
+    case 'boolean':
+    case 'date': {
+      const type = field.type;
+      if (!field.nonNegative) return (v, text) => scalar(type, v, text);
+      return (v, text) => {
+        const r = scalar(type, v, text);
+        return typeof r === 'number' && r < 0 ? new Bad(`must not be negative, got ${r}`) : r;
+      };
+    }
+    case 'stringList':
+      return (v) => {
+        if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) return new Bad(`must be an array of strings, got ${describe(v)}`);
+        const unknown = (v as string[]).filter((name) => !SHAREABLE_NAMES.has(name) && !CUSTOM_SHARE.test(name));
+        if (unknown.length) return new Bad(`unknown account field ${unknown.map((u) => JSON.stringify(u)).join(', ')}: use account field names of the bundle (e.g. "name", "accountType", "owner.email", "owner") or "custom.<key>"`);
+        return v;
+      };
+    case 'subtypes':
+      return (v) =>
+        Array.isArray(v) && v.every((s) => s && typeof s === 'object' && !Array.isArray(s) && typeof s.code === 'string' && typeof s.displayName === 'string' && Object.keys(s).every((k) => k === 'code' || k === 'displayName'))
+          ? v
+          : new Bad('must be an array of { code, displayName } with string values');
+    case 'custom':
+      // Typed per record (the definitions depend on its organization): see customValues.
+      return (v) => v;
+  }
+}
+
+interface CompiledField {
+  field: FieldSpec;
+  convert: Convert;
+}
+
+/** A top-level key of a record: one field, or a nested object of fields. */
+type Slot = { kind: 'field'; compiled: CompiledField } | { kind: 'object'; name: string; members: ReadonlyMap<string, CompiledField>; allowed: string };
+
+interface CompiledSpec {
+  slots: ReadonlyMap<string, Slot>;
+  required: readonly FieldSpec[];
+}
+
+const compiledSpecs = new WeakMap<EntitySpec, CompiledSpec>();
+
+function compile(spec: EntitySpec): CompiledSpec {
+  let compiled = compiledSpecs.get(spec);
+  if (compiled) return compiled;
+  const slots = new Map<string, Slot>();
+  for (const field of spec.fields) {
+    const dot = field.path.indexOf('.');
+    if (dot < 0) {
+      slots.set(field.path, { kind: 'field', compiled: { field, convert: converter(field) } });
+      continue;
+    }
+    const name = field.path.slice(0, dot);
+    let slot = slots.get(name);
+    if (!slot) {
+      slot = { kind: 'object', name, members: new Map(), allowed: (spec.objects[name] ?? []).join(', ') };
+      slots.set(name, slot);
+    }
+    if (slot.kind === 'object') (slot.members as Map<string, CompiledField>).set(field.path.slice(dot + 1), { field, convert: converter(field) });
+  }
+  compiled = { slots, required: spec.fields.filter((f) => f.required) };
+  compiledSpecs.set(spec, compiled);
+  return compiled;
 }
 
 export function validateRecord(
@@ -65,95 +151,86 @@ export function validateRecord(
   fromCsv: boolean,
   customTypes: CustomTypes,
 ): { row: Record<string, unknown>; problems: FieldProblem[] } {
+  const { slots, required } = compile(spec);
   const problems: FieldProblem[] = [];
   const row: Record<string, unknown> = {};
-  const topLevel = new Set(spec.fields.map((fs) => fs.path.split('.')[0]!));
 
-  for (const [key, value] of Object.entries(record)) {
-    if (!topLevel.has(key)) {
-      problems.push({ field: key, problem: 'unknown field' });
-      continue;
+  const put = (c: CompiledField, value: unknown) => {
+    // null is "absent" (optional) or "missing" (required, reported below).
+    if (value === null || value === undefined) return;
+    if (c.field.type === 'custom') {
+      customValues(spec, record, value, fromCsv, customTypes, row, c.field.column, problems);
+      return;
     }
-    const allowed = spec.objects[key];
-    if (allowed && value !== null && value !== undefined) {
-      if (typeof value !== 'object' || Array.isArray(value)) problems.push({ field: key, problem: `must be an object with ${allowed.join(', ')}, got ${describe(value)}` });
-      else for (const sub of Object.keys(value)) if (!allowed.includes(sub)) problems.push({ field: `${key}.${sub}`, problem: 'unknown field' });
+    const r = c.convert(value, fromCsv);
+    if (r instanceof Bad) problems.push({ field: c.field.path, problem: r.problem });
+    else row[c.field.column] = r;
+  };
+
+  for (const key in record) {
+    const value = record[key];
+    const slot = slots.get(key);
+    if (!slot) {
+      problems.push({ field: key, problem: 'unknown field' });
+    } else if (slot.kind === 'field') {
+      put(slot.compiled, value);
+    } else if (value !== null && value !== undefined) {
+      if (typeof value !== 'object' || Array.isArray(value)) {
+        problems.push({ field: key, problem: `must be an object with ${slot.allowed}, got ${describe(value)}` });
+        continue;
+      }
+      for (const sub in value as Record<string, unknown>) {
+        const member = slot.members.get(sub);
+        if (member) put(member, (value as Record<string, unknown>)[sub]);
+        else problems.push({ field: `${key}.${sub}`, problem: 'unknown field' });
+      }
     }
   }
-
-  for (const field of spec.fields) {
-    const value = read(record, field.path);
-    if (value === undefined || value === null) {
-      if (field.required) problems.push({ field: field.path, problem: 'missing required field' });
-      continue;
-    }
-    const converted = convert(field, value, fromCsv, record, spec, customTypes);
-    if (converted.ok) row[field.column] = converted.value;
-    else if ('problems' in converted) problems.push(...converted.problems);
-    else problems.push({ field: field.path, problem: converted.problem });
+  for (const field of required) {
+    if (record[field.path] === undefined || record[field.path] === null) problems.push({ field: field.path, problem: 'missing required field' });
   }
   return { row, problems };
 }
 
-function read(record: Record<string, unknown>, path: string): unknown {
-  const dot = path.indexOf('.');
-  if (dot < 0) return record[path];
-  const parent = record[path.slice(0, dot)];
-  return parent && typeof parent === 'object' && !Array.isArray(parent) ? (parent as Record<string, unknown>)[path.slice(dot + 1)] : undefined;
-}
-
-function convert(field: FieldSpec, value: unknown, text: boolean, record: Record<string, unknown>, spec: EntitySpec, customTypes: CustomTypes): ConvertedField {
-  switch (field.type) {
-    case 'uuid':
-      if (typeof value !== 'string' || !UUID.test(value)) return { ok: false, problem: `must be a UUID, got ${describe(value)}` };
-      return { ok: true, value: value.toLowerCase() };
-    case 'string': {
-      const r = scalar('string', value, text);
-      if (!r.ok) return r;
-      if (field.required && (value as string).trim() === '') return { ok: false, problem: 'must not be empty' };
-      if (field.oneOf && !field.oneOf.includes(value as string)) return { ok: false, problem: `must be one of ${field.oneOf.join(', ')}, got ${describe(value)}` };
-      return r;
-    }
-    case 'integer':
-    case 'number':
-    case 'boolean':
-    case 'date': {
-      const r = scalar(field.type, value, text);
-      if (r.ok && field.nonNegative && (r.value as number) < 0) return { ok: false, problem: `must not be negative, got ${String(r.value)}` };
-      return r;
-    }
-    case 'stringList': {
-      if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) return { ok: false, problem: `must be an array of strings, got ${describe(value)}` };
-      const unknown = (value as string[]).filter((name) => !SHAREABLE_NAMES.has(name) && !/^custom\.[^.]+$/.test(name));
-      if (unknown.length) return { ok: false, problem: `unknown account field ${unknown.map((u) => JSON.stringify(u)).join(', ')}: use account field names of the bundle (e.g. "name", "accountType", "owner.email", "owner") or "custom.<key>"` };
-      return { ok: true, value };
-    }
-    case 'subtypes': {
-      const ok = Array.isArray(value) && value.every((s) => s && typeof s === 'object' && typeof (s as { code?: unknown }).code === 'string' && typeof (s as { displayName?: unknown }).displayName === 'string' && Object.keys(s).every((k) => k === 'code' || k === 'displayName'));
-      return ok ? { ok: true, value } : { ok: false, problem: 'must be an array of { code, displayName } with string values' };
-    }
-    case 'custom': {
-      if (typeof value !== 'object' || Array.isArray(value)) return { ok: false, problem: `must be an object, got ${describe(value)}` };
-      const org = typeof record.org === 'string' ? record.org.toLowerCase() : '';
-      const types = spec.customEntity ? customTypes(org, spec.customEntity) : undefined;
-      const out: Record<string, unknown> = {};
-      const problems: FieldProblem[] = [];
-      for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
-        const type = types?.get(key);
-        if (v === null) {
-          out[key] = null;
-          continue;
-        }
-        if (!type) {
-          // Keys without a definition are kept as given: they do not become columns.
-          out[key] = v;
-          continue;
-        }
-        const r = scalar(customScalarType(type), v, text);
-        if (!r.ok) problems.push({ field: `custom.${key}`, problem: `${r.problem} (custom field of type ${type})` });
-        else out[key] = r.value;
-      }
-      return problems.length ? { ok: false, problems } : { ok: true, value: out };
-    }
+/**
+ * `custom`: values of keys the organization defined for this entity are checked (and, from
+ * CSV, converted) by the definition's type; keys without a definition are kept as given
+ * (from CSV: as strings), since they are not report columns.
+ */
+function customValues(
+  spec: EntitySpec,
+  record: Record<string, unknown>,
+  value: unknown,
+  text: boolean,
+  customTypes: CustomTypes,
+  row: Record<string, unknown>,
+  column: string,
+  problems: FieldProblem[],
+): void {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    problems.push({ field: 'custom', problem: `must be an object, got ${describe(value)}` });
+    return;
   }
+  const org = typeof record.org === 'string' ? record.org.toLowerCase() : '';
+  const types = spec.customEntity ? customTypes(org, spec.customEntity) : undefined;
+  if (!types) {
+    row[column] = value;
+    return;
+  }
+  const out: Record<string, unknown> = {};
+  let ok = true;
+  for (const key in value as Record<string, unknown>) {
+    const v = (value as Record<string, unknown>)[key];
+    const type = types.get(key);
+    if (v === null || !type) {
+      out[key] = v;
+      continue;
+    }
+    const r = scalar(type === 'currency' ? 'number' : type, v, text);
+    if (r instanceof Bad) {
+      problems.push({ field: `custom.${key}`, problem: `${r.problem} (custom field of type ${type})` });
+      ok = false;
+    } else out[key] = r;
+  }
+  if (ok) row[column] = out;
 }

@@ -50,8 +50,8 @@ for (const engine of engines) {
       const result = await importBundle(db, bundle());
       assert.ok(result.ok, result.ok ? '' : result.problems.map(formatProblem).join('\n'));
       assert.deepEqual(result.counts.map((c) => [c.entity, c.inserted, c.updated, c.unchanged]), [
-        ['orgs', 7, 0, 0], ['event_types', 3, 0, 0], ['users', 3, 0, 0], ['partnerships', 7, 0, 0], ['custom_fields', 8, 0, 0],
-        ['accounts', 12, 0, 0], ['opportunities', 5, 0, 0], ['account_matches', 7, 0, 0], ['events', 8, 0, 0],
+        ['orgs', 7, 0, 0], ['users', 3, 0, 0], ['partnerships', 7, 0, 0], ['custom_fields', 8, 0, 0],
+        ['accounts', 12, 0, 0], ['opportunities', 5, 0, 0], ['account_matches', 7, 0, 0], ['event_types', 3, 0, 0], ['events', 8, 0, 0],
       ]);
       assert.equal(result.dataVersion, 1);
       const a1 = await sql<any>`select a.*, o.public_id::text as org from accounts a join orgs o on o.id = a.org_id where a.crm_account_id = 'A1'`.execute(db.db);
@@ -119,16 +119,16 @@ for (const engine of engines) {
       const m = BUNDLE.account_matches!.length;
       const e = BUNDLE.events!.length;
       assert.deepEqual(list, [
-        `orgs.ndjson:${o + 1}: extra: unknown field`,
         `orgs.ndjson:${o + 1}: publicId: must be a UUID, got the string "not-a-uuid"`,
+        `orgs.ndjson:${o + 1}: extra: unknown field`,
         `orgs.ndjson:${o + 2}: publicId: duplicate natural key (publicId): already on line 1`,
         `partnerships.ndjson:${p + 1}: status: must be one of CONNECTED, PENDING, DISCONNECTED, got the string "FRIENDS"`,
         `partnerships.ndjson:${p + 1}: sharedFields: unknown account field "secretSauce": use account field names of the bundle (e.g. "name", "accountType", "owner.email", "owner") or "custom.<key>"`,
-        `accounts.ndjson:${a + 1}: parentCrmAccountId: parent cycle: following parentCrmAccountId never reaches a top-level account`,
-        `accounts.ndjson:${a + 2}: parentCrmAccountId: parent cycle: following parentCrmAccountId never reaches a top-level account`,
-        `accounts.ndjson:${a + 3}: owner.age: unknown field`,
+        `accounts.ndjson:${a + 1}: parentCrmAccountId: parent cycle: C1 -> C2 -> C1`,
+        `accounts.ndjson:${a + 2}: parentCrmAccountId: parent cycle: C2 -> C1 -> C2`,
         `accounts.ndjson:${a + 3}: name: must be a string, got number 7`,
         `accounts.ndjson:${a + 3}: numberOfEmployees: must not be negative, got -1`,
+        `accounts.ndjson:${a + 3}: owner.age: unknown field`,
         `accounts.ndjson:${a + 3}: custom.score: must be a number, got the string "high" (custom field of type number)`,
         `accounts.ndjson:${a + 4}: org: reference to a missing organization`,
         `opportunities.ndjson:${op + 1}: createdDate: must be epoch seconds (an integer), got the string "yesterday"`,
@@ -145,9 +145,17 @@ for (const engine of engines) {
       const cycle = [...BUNDLE.accounts!, { org: ORG.ACME, crmAccountId: 'C1', name: 'Cycle 1', parentCrmAccountId: 'C2' }, { org: ORG.ACME, crmAccountId: 'C2', name: 'Cycle 2', parentCrmAccountId: 'C1' }];
       const n = BUNDLE.accounts!.length;
       assert.deepEqual(await problems(db, bundle({ accounts: cycle })), [
-        `accounts.ndjson:${n + 1}: parentCrmAccountId: parent cycle: following parentCrmAccountId never reaches a top-level account`,
-        `accounts.ndjson:${n + 2}: parentCrmAccountId: parent cycle: following parentCrmAccountId never reaches a top-level account`,
+        `accounts.ndjson:${n + 1}: parentCrmAccountId: parent cycle: C1 -> C2 -> C1`,
+        `accounts.ndjson:${n + 2}: parentCrmAccountId: parent cycle: C2 -> C1 -> C2`,
       ]);
+      // A child of a cycle is not itself reported: it is fine once the cycle is broken.
+      const withChild = [...cycle, { org: ORG.ACME, crmAccountId: 'C3', name: 'Child of a cycle', parentCrmAccountId: 'C1' }];
+      assert.deepEqual(await problems(db, bundle({ accounts: withChild })), [
+        `accounts.ndjson:${n + 1}: parentCrmAccountId: parent cycle: C1 -> C2 -> C1`,
+        `accounts.ndjson:${n + 2}: parentCrmAccountId: parent cycle: C2 -> C1 -> C2`,
+      ]);
+      const selfParent = [...BUNDLE.accounts!, { org: ORG.ACME, crmAccountId: 'S1', name: 'Own parent', parentCrmAccountId: 'S1' }];
+      assert.deepEqual(await problems(db, bundle({ accounts: selfParent })), [`accounts.ndjson:${n + 1}: parentCrmAccountId: parent cycle: S1 -> S1`]);
       const dangling = [...BUNDLE.accounts!, { org: ORG.ACME, crmAccountId: 'D1', name: 'Dangling', parentCrmAccountId: 'GHOST' }];
       assert.deepEqual(await problems(db, bundle({ accounts: dangling })), [`accounts.ndjson:${n + 1}: parentCrmAccountId: reference to a missing account of the same organization`]);
     });
@@ -183,7 +191,10 @@ for (const engine of engines) {
       dirs.push(bad);
       writeFileSync(join(bad, 'orgs.ndjson'), JSON.stringify(BUNDLE.orgs![0]) + '\n');
       writeFileSync(join(bad, 'accounts.csv'), `org,crmAccountId,name,numberOfEmployees,bogus\n${ORG.ACME},X,Name,many,1\n`);
-      assert.deepEqual(await problems(db, bad), ['accounts.csv:2: bogus: unknown field', 'accounts.csv:2: numberOfEmployees: must be an integer, got the string "many"']);
+      assert.deepEqual(await problems(db, bad), ['accounts.csv:2: numberOfEmployees: must be an integer, got the string "many"', 'accounts.csv:2: bogus: unknown field']);
+      // Rows with the wrong number of cells are each reported; parsing goes on past them.
+      writeFileSync(join(bad, 'accounts.csv'), `org,crmAccountId,name\n${ORG.ACME},X1\n${ORG.ACME},X2,Fine\n${ORG.ACME},X3,Too,Many\n`);
+      assert.deepEqual(await problems(db, bad), ['accounts.csv:2: -: has 2 cells but the header has 3', 'accounts.csv:4: -: has 4 cells but the header has 3']);
     });
 
     test('a bundle without orgs.ndjson, or with both forms of a file, is refused', async () => {
