@@ -282,6 +282,7 @@ function dateWindow(context: RawContext, days: keyof RawContext, start: keyof Ra
     const missing = has(start) ? end : start;
     const given = has(start) ? start : end;
     errors.push({ field: `context.${missing}`, message: `is required when context.${given} is given (the two bounds go together)` });
+    epoch(context[given], `context.${given}`, errors); // its own problem too, all in one answer
   } else if (has(start) && has(end)) {
     const min = epoch(context[start], `context.${start}`, errors);
     const max = epoch(context[end], `context.${end}`, errors);

@@ -82,6 +82,9 @@ test('context: missing lists, unknown partners and event types, pairing and orde
     'context.dateRangeDays',
     'context.oppCreatedDateStart',
   ]);
+  // An unpaired bound that is also malformed gets both problems in the same answer.
+  const unpaired = problems(() => buildPlan(input('ATTRIBUTION_EVENTS', { context: { ...CONTEXT, eventDateEnd: 'soon' } })));
+  assert.deepEqual(unpaired.map((e) => [e.field, e.message.slice(0, 20)]), [['context.eventDateStart', 'is required when con'], ['context.eventDateEnd', 'must be epoch second']]);
   assert.match(errs[0]!.message, /not a partner connected to your organization/);
   assert.equal(errs[0]!.message.replace('bbbbbbbb-0000-4000-8000-000000000009', 'ID'), errs[1]!.message.replace('"x"', '"ID"'));
 });

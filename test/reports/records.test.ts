@@ -178,6 +178,9 @@ for (const engine of engines) {
       assert.match(order.errors![0]!.message, /after/);
       const negative = await f.problem(`${R}/ATTRIBUTION_EVENTS/records`, { context: { ...CONTEXT, dateRangeDays: -1 } });
       assert.match(negative.errors![0]!.field, /dateRangeDays/);
+      // A negative day count is listed together with every other context problem.
+      const all = await f.problem(`${R}/PIPELINE_ATTRIBUTION_SUMMARY/records`, { context: { partnerPublicIds: [], dateRangeDays: -1, oppCreatedDateDays: -2 } });
+      assert.deepEqual(all.errors!.map((e) => e.field), ['context.partnerPublicIds', 'context.eventTypeCodes', 'context.dateRangeDays', 'context.oppCreatedDateDays']);
     });
 
     test('unknown report type is 404 naming the five', async () => {

@@ -121,14 +121,16 @@ export const ERROR_RESPONSES = {
 
 const EpochSchema = Type.Union([Type.String(), Type.Number()], { description: 'epoch seconds, as a string or a number' });
 
+// Value rules (day counts >= 0, bounds in pairs, known ids and codes) are checked by the
+// planner, not here, so that one 400 lists every bad context field at once.
 export const ContextSchema = Type.Object(
   {
     partnerPublicIds: Type.Optional(Type.Array(Type.String(), { description: 'companyPartnerPublicId of connected partners; required, non-empty' })),
     eventTypeCodes: Type.Optional(Type.Array(Type.String(), { description: 'codes from GET /v1/attribution/event-types; required, non-empty' })),
-    dateRangeDays: Type.Optional(Type.Integer({ minimum: 0, description: 'events of the last N days; ignored when both event bounds are set' })),
+    dateRangeDays: Type.Optional(Type.Integer({ description: 'events of the last N days (>= 0); ignored when both event bounds are set' })),
     eventDateStart: Type.Optional(EpochSchema),
     eventDateEnd: Type.Optional(EpochSchema),
-    oppCreatedDateDays: Type.Optional(Type.Integer({ minimum: 0, description: 'summary and detail: opportunities created in the last N days' })),
+    oppCreatedDateDays: Type.Optional(Type.Integer({ description: 'summary and detail: opportunities created in the last N days (>= 0)' })),
     oppCreatedDateStart: Type.Optional(EpochSchema),
     oppCreatedDateEnd: Type.Optional(EpochSchema),
   },
