@@ -134,6 +134,9 @@ function findNul(value: unknown, path: string): string | undefined {
 
 function sendProblem(err: ApiError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (err.status >= 500) request.log.error({ err: err.cause ?? err, code: err.code }, 'request failed');
+  else if (err.cause) request.log.warn({ err: err.cause, code: err.code }, 'request refused by the database');
+  // Router errors (frameworkErrors) are answered before the onRequest hooks run.
+  reply.header('x-request-id', request.id);
   for (const [name, value] of Object.entries(err.headers)) reply.header(name, value);
   return reply
     .status(err.status)
@@ -168,6 +171,15 @@ export function toApiError(error: unknown): ApiError {
   if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
     return new ApiError({ status: e.statusCode, code: `PR${e.statusCode}`, title: STATUS_CODES[e.statusCode] ?? 'Bad Request', detail: e.message });
   }
+  if (isDataException(error)) {
+    // Every statement is parameterized, and imports validate what is stored, so a value
+    // PostgreSQL cannot take (a bigint out of range, a fraction for an integer column)
+    // came from the request: the caller's mistake, not the server's. The planner should
+    // have refused it with the field's name; this is the safety net.
+    const api = validationError([{ field: 'request', message: 'a number or date in the request is out of range or not valid for the column it is compared with' }]);
+    (api as { cause?: unknown }).cause = error;
+    return api;
+  }
   if (isDatabaseUnavailable(error)) {
     const api = unavailable('the database is unavailable or the query took too long; retry shortly');
     (api as { cause?: unknown }).cause = error;
@@ -176,6 +188,12 @@ export function toApiError(error: unknown): ApiError {
   const internal = new ApiError({ status: 500, code: 'PR500', title: 'Internal Server Error', detail: 'unexpected error; quote the request id when reporting it' });
   (internal as { cause?: unknown }).cause = error;
   return internal;
+}
+
+/** PostgreSQL data exceptions a request value can cause: 22003 numeric_value_out_of_range, 22P02 invalid_text_representation, 22008 datetime_field_overflow. */
+function isDataException(error: unknown): boolean {
+  const e = error as { code?: unknown; severity?: unknown };
+  return typeof e.code === 'string' && ['22003', '22P02', '22008'].includes(e.code) && e.severity !== undefined;
 }
 
 function isDatabaseUnavailable(error: unknown): boolean {

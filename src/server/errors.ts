@@ -35,15 +35,40 @@ export class ApiError extends Error {
     this.status = init.status;
     this.code = init.code;
     this.title = init.title;
-    this.errors = init.errors;
+    this.errors = init.errors && boundedErrors(init.errors);
     this.headers = init.headers ?? {};
   }
 }
 
+// Caller-supplied text (field names, values, paths) is named in problems, but never
+// reflected without bound: a 1 MiB request must not produce a larger answer.
+export const MAX_FIELD_LENGTH = 200;
+export const MAX_MESSAGE_LENGTH = 500;
+export const MAX_DETAIL_LENGTH = 2000;
+export const MAX_INSTANCE_LENGTH = 1024;
+/** At most this many `errors` entries; a last one says how many more there were. */
+export const MAX_FIELD_ERRORS = 100;
+
+/** `text` cut to `max` characters (whole code points), marked with an ellipsis when cut. */
+export function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let cut = text.slice(0, max - 1);
+  // Do not leave half a surrogate pair.
+  if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
+  return `${cut}…`;
+}
+
+function boundedErrors(errors: FieldError[]): FieldError[] {
+  const clipped = errors.slice(0, MAX_FIELD_ERRORS).map((e) => ({ field: clip(e.field, MAX_FIELD_LENGTH), message: clip(e.message, MAX_MESSAGE_LENGTH) }));
+  if (errors.length > MAX_FIELD_ERRORS) clipped.push({ field: 'request', message: `${errors.length - MAX_FIELD_ERRORS} more problems not listed` });
+  return clipped;
+}
+
 /** 400 with one entry per bad field; `detail` summarises them all. */
 export function validationError(errors: FieldError[], code = 'PR100'): ApiError {
-  const detail = errors.length === 1 ? `${errors[0]!.field}: ${errors[0]!.message}` : `${errors.length} problems: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`;
-  return new ApiError({ status: 400, code, title: 'Bad Request', detail, errors });
+  const listed = boundedErrors(errors);
+  const detail = errors.length === 1 ? `${listed[0]!.field}: ${listed[0]!.message}` : `${errors.length} problems: ${listed.map((e) => `${e.field}: ${e.message}`).join('; ')}`;
+  return new ApiError({ status: 400, code, title: 'Bad Request', detail: clip(detail, MAX_DETAIL_LENGTH), errors });
 }
 
 export function badRequest(field: string, message: string, code = 'PR100'): ApiError {
@@ -103,8 +128,8 @@ export function problemBody(err: ApiError, instance: string, requestId: string):
     type: `${PROBLEM_TYPE_BASE}${err.code}`,
     title: err.title,
     status: err.status,
-    detail: err.message,
-    instance,
+    detail: clip(err.message, MAX_DETAIL_LENGTH),
+    instance: clip(instance, MAX_INSTANCE_LENGTH),
     code: err.code,
     requestId,
   };
