@@ -34,6 +34,8 @@ export interface Job {
   run: number;
   from: number;
   to: number;
+  /** Buffers of an earlier result, written out and given back for reuse (one per file of CHUNK_FILES). */
+  spare?: ArrayBuffer[];
 }
 
 export interface BatchResult {
@@ -66,9 +68,15 @@ export class BatchGenerator {
   constructor(private readonly runs: TenantRun[]) {}
 
   generate(job: Job): BatchResult {
+    if (job.spare) this.recycle(job.spare);
     const run = this.runs[job.run]!;
     for (let c = job.from; c < job.to; c++) writeChunk(run, c, this.out);
     const taken = CHUNK_FILES.map((f) => this.out[f].take());
     return { id: job.id, files: taken.map((t) => t.bytes), rows: taken.map((t) => t.rows) };
+  }
+
+  /** Takes back the buffers of a result whose bytes were written (one per file of CHUNK_FILES). */
+  recycle(buffers: ArrayBuffer[]): void {
+    buffers.forEach((b, i) => this.out[CHUNK_FILES[i]!].recycle(b));
   }
 }
