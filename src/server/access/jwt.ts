@@ -15,6 +15,8 @@ export interface TokenClaims {
   role: 'ADMIN' | 'MEMBER';
 }
 
+const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export type TokenVerifier = (token: string) => Promise<TokenClaims | undefined>;
 
 export function createTokenVerifier(config: Config, clock: () => number): TokenVerifier | undefined {
@@ -44,6 +46,9 @@ export function createTokenVerifier(config: Config, clock: () => number): TokenV
     }
     const { sub, org, role } = payload as JWTPayload & { org?: unknown; role?: unknown };
     if (typeof sub !== 'string' || typeof org !== 'string' || (role !== 'ADMIN' && role !== 'MEMBER')) return undefined;
+    // The publicId in its canonical form only (PostgreSQL would also read other spellings of
+    // a uuid, and would fail on garbage): one organization, one way to name it.
+    if (!CANONICAL_UUID.test(org) || sub.length > 320) return undefined;
     // A token without an expiry would be valid forever: refuse it.
     if (typeof payload.exp !== 'number') return undefined;
     return { sub, org: org.toLowerCase(), role };
