@@ -12,9 +12,16 @@
  *   5. prints and writes bench/results/<time>.json: p50, p99, requests/s, service/floor
  *      ratio per scenario, import time and rows/s, CSV rows/s, the server's peak RSS.
  *
- * Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres; the
- * bench database is pr_bench on that server), BENCH_SCALE (1000), BENCH_SECONDS (15),
- * BENCH_WARMUP_SECONDS (3), BENCH_ONLY (comma-separated scenario names).
+ * Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres),
+ * BENCH_DB (the bench database on that server, default pr_bench), BENCH_BUNDLE (an
+ * existing bundle folder to use instead of bench/data/scale-N), BENCH_REUSE=1 (use the
+ * data already in BENCH_DB, whatever its bundle), BENCH_SCALE (1000), BENCH_SECONDS (15),
+ * BENCH_WARMUP_SECONDS (3), BENCH_ONLY (comma-separated scenario names, `csv`).
+ *
+ * "first seen" scenarios make every request new to the service's caches: each carries an
+ * always-true extra condition with a unique term (`state` does not contain `zz<n>`; NULLs
+ * stay), or unique range bounds, so the service and the direct-SQL floor both compute the
+ * page and the exact count of a query they have not seen.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -30,7 +37,8 @@ import { createApiKey } from '../src/server/access/api-keys.js';
 import { reportById } from '../src/reports/catalog/index.js';
 import { loadOrgMetadata } from '../src/reports/metadata.js';
 import { buildPlan } from '../src/reports/plan.js';
-import { countQuery, recordsQuery } from '../src/reports/query.js';
+import { accelerate, countStatement, pageStatement } from '../src/reports/direct-sql.js';
+import { loadPrecomputed, type Precomputed } from '../src/reports/precomputed.js';
 import { parsePaging, parseReportBody } from '../src/reports/request.js';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -40,8 +48,10 @@ const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 const CONCURRENCY = 10;
 const ONLY = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
 const serverUrl = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+const BENCH_DB = process.env.BENCH_DB ?? 'pr_bench';
+if (!/^[a-z_][a-z0-9_]*$/.test(BENCH_DB)) throw new Error(`BENCH_DB must be a plain database name, got ${BENCH_DB}`);
 const benchUrl = new URL(serverUrl.toString());
-benchUrl.pathname = '/pr_bench';
+benchUrl.pathname = `/${BENCH_DB}`;
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -51,7 +61,12 @@ interface Scenario {
   body: Record<string, unknown>;
   /** report id and query string when the scenario has a direct-SQL floor */
   floor?: { report: string; query: Record<string, unknown> };
+  /** A new body per request (first-seen scenarios); `body` is then only the warm-up's. */
+  vary?: (n: number) => Record<string, unknown>;
 }
+
+/** An always-true condition with a unique term: `state` does not contain it (NULLs stay). */
+const unique = (n: number) => ({ state: `zz${n}q-^-` });
 
 interface Result {
   name: string;
@@ -68,13 +83,13 @@ interface Result {
 async function ensureDatabase(): Promise<void> {
   const admin = new pg.Client({ connectionString: serverUrl.toString() });
   await admin.connect();
-  const exists = await admin.query('select 1 from pg_database where datname = $1', ['pr_bench']);
-  if (!exists.rowCount) await admin.query('create database pr_bench');
+  const exists = await admin.query('select 1 from pg_database where datname = $1', [BENCH_DB]);
+  if (!exists.rowCount) await admin.query(`create database ${BENCH_DB}`);
   await admin.end();
 }
 
 async function prepareData(): Promise<{ importSeconds: number | null; rows: number; key: string; partnerId: string; partnerIds: string[] }> {
-  const dir = join(ROOT, 'bench', 'data', `scale-${SCALE}`);
+  const dir = process.env.BENCH_BUNDLE ?? join(ROOT, 'bench', 'data', `scale-${SCALE}`);
   if (!existsSync(join(dir, 'orgs.ndjson'))) {
     log(`generating the demo bundle at --scale ${SCALE} into ${dir} ...`);
     const summary = await writeDemoBundle(dir, { scale: SCALE, seed: 42 });
@@ -85,13 +100,16 @@ async function prepareData(): Promise<{ importSeconds: number | null; rows: numb
   const marker = join(dir, '.imported');
   let importSeconds: number | null = null;
   const version = await database.db.selectFrom('service_state').select('value').where('key', '=', 'data_version').executeTakeFirst();
-  if (!existsSync(marker) || version?.value === '0') {
+  const reuse = process.env.BENCH_REUSE === '1' && version !== undefined && version.value !== '0';
+  if (!reuse && (!existsSync(marker) || version?.value === '0')) {
     log('importing into PostgreSQL ...');
     const started = Date.now();
     const result = await importBundle(database, dir);
     if (!result.ok) throw new Error(result.problems.slice(0, 10).map(formatProblem).join('\n'));
     importSeconds = (Date.now() - started) / 1000;
     writeFileSync(marker, String(importSeconds));
+  } else if (reuse && !existsSync(marker)) {
+    log('BENCH_REUSE: using the data already in the database (import not timed here)');
   } else {
     importSeconds = Number(readFileSync(marker, 'utf8'));
     log(`the bench database already holds this bundle (imported in ${importSeconds.toFixed(0)} s)`);
@@ -112,22 +130,31 @@ function scenarios(partnerId: string, partnerIds: string[]): Scenario[] {
   const ctx = { partnerPublicIds: partnerIds, eventTypeCodes: ['ACTION_LIST', 'WORKFLOW'], dateRangeDays: 90, oppCreatedDateDays: 90 };
   const list: Scenario[] = [
     { name: 'default page', path: `${GVA}/records`, body: {}, floor: { report: 'GLOBAL_VERTICAL_ACCOUNTS', query: {} } },
-    { name: 'exact filter', path: `${GVA}/records`, body: { filters: { country: 'Germany' } }, floor: { report: 'GLOBAL_VERTICAL_ACCOUNTS', query: {} } },
+    { name: 'exact filter', path: `${GVA}/records`, body: { filters: { country: 'DE' } }, floor: { report: 'GLOBAL_VERTICAL_ACCOUNTS', query: {} } },
     { name: 'contains on two columns', path: `${GVA}/records`, body: { filters: { account_name: 'tech-?-', city: 'an-?-' } }, floor: { report: 'GLOBAL_VERTICAL_ACCOUNTS', query: {} } },
     { name: 'range on a date and a number', path: `${GVA}/records`, body: { filters: { partner_first_match_date: '1735689600<->1767225600', number_of_employees: '100<->5000' } }, floor: { report: 'GLOBAL_VERTICAL_ACCOUNTS', query: {} } },
     { name: 'free-text search', path: `${GVA}/records`, body: { search: 'logistics' }, floor: { report: 'GLOBAL_VERTICAL_ACCOUNTS', query: {} } },
     { name: 'sort by a non-indexed column', path: `${GVA}/records?sort=annual_revenue,desc`, body: {}, floor: { report: 'GLOBAL_VERTICAL_ACCOUNTS', query: { sort: 'annual_revenue,desc' } } },
-    { name: 'second page', path: `${GVA}/records?page=1`, body: { filters: { country: 'Germany' } }, floor: { report: 'GLOBAL_VERTICAL_ACCOUNTS', query: { page: '1' } } },
+    { name: 'second page', path: `${GVA}/records?page=1`, body: { filters: { country: 'DE' } }, floor: { report: 'GLOBAL_VERTICAL_ACCOUNTS', query: { page: '1' } } },
     { name: 'page 0 of size 2000', path: `${GVA}/records?page=0&size=2000`, body: {}, floor: { report: 'GLOBAL_VERTICAL_ACCOUNTS', query: { page: '0', size: '2000' } } },
     { name: 'page 999 of size 2000', path: `${GVA}/records?page=999&size=2000`, body: {}, floor: { report: 'GLOBAL_VERTICAL_ACCOUNTS', query: { page: '999', size: '2000' } } },
     { name: 'filterdata string', path: `${GVA}/filterdata?filterField=industry`, body: {} },
     { name: 'filterdata range', path: `${GVA}/filterdata?filterField=annual_revenue`, body: {} },
     { name: 'dashboard', path: `${GVA}/dashboard`, body: {} },
-    { name: 'dashboard filtered', path: `${GVA}/dashboard`, body: { filters: { country: 'Germany' } } },
+    { name: 'dashboard filtered', path: `${GVA}/dashboard`, body: { filters: { country: 'DE' } } },
     { name: 'attribution events 90 days', path: `${R}/ATTRIBUTION_EVENTS/records`, body: { context: ctx }, floor: { report: 'ATTRIBUTION_EVENTS', query: {} } },
     { name: 'attribution summary 90 days', path: `${R}/PIPELINE_ATTRIBUTION_SUMMARY/records`, body: { context: ctx }, floor: { report: 'PIPELINE_ATTRIBUTION_SUMMARY', query: {} } },
     { name: 'attribution detail 90 days', path: `${R}/PIPELINE_ATTRIBUTION_DETAIL/records`, body: { context: ctx }, floor: { report: 'PIPELINE_ATTRIBUTION_DETAIL', query: {} } },
     { name: 'matched accounts of one partner', path: '/v1/channelecosystem/records', body: { channelReportType: 'PARTNER_ORG_MATCHED_ACCOUNTS', matchingType: 'MUTUAL', companyPartnerPublicId: partnerId } },
+    // First seen: every request is new to the caches (page and exact count computed).
+    { name: 'first seen: default page + unique condition', path: `${GVA}/records`, body: {}, vary: (n) => ({ filters: unique(n) }), floor: { report: 'GLOBAL_VERTICAL_ACCOUNTS', query: {} } },
+    { name: 'first seen: exact filter', path: `${GVA}/records`, body: {}, vary: (n) => ({ filters: { country: `DE-,-zz${n}` } }), floor: { report: 'GLOBAL_VERTICAL_ACCOUNTS', query: {} } },
+    { name: 'first seen: contains on two columns', path: `${GVA}/records`, body: {}, vary: (n) => ({ filters: { account_name: 'tech-?-', city: 'an-?-', ...unique(n) } }), floor: { report: 'GLOBAL_VERTICAL_ACCOUNTS', query: {} } },
+    { name: 'first seen: range on a date and a number', path: `${GVA}/records`, body: {}, vary: (n) => ({ filters: { partner_first_match_date: '1735689600<->1767225600', number_of_employees: `100<->${5000 + n}` } }), floor: { report: 'GLOBAL_VERTICAL_ACCOUNTS', query: {} } },
+    { name: 'first seen: free-text search', path: `${GVA}/records`, body: {}, vary: (n) => ({ search: 'logistics', filters: unique(n) }), floor: { report: 'GLOBAL_VERTICAL_ACCOUNTS', query: {} } },
+    { name: 'first seen: sort by annual_revenue', path: `${GVA}/records?sort=annual_revenue,desc`, body: {}, vary: (n) => ({ filters: unique(n) }), floor: { report: 'GLOBAL_VERTICAL_ACCOUNTS', query: { sort: 'annual_revenue,desc' } } },
+    { name: 'first seen: filterdata string', path: `${GVA}/filterdata?filterField=industry`, body: {}, vary: (n) => ({ filters: unique(n) }) },
+    { name: 'first seen: dashboard filtered', path: `${GVA}/dashboard`, body: {}, vary: (n) => ({ filters: { country: `DE-,-zz${n}` } }) },
   ];
   return ONLY ? list.filter((s) => ONLY.includes(s.name)) : list;
 }
@@ -164,7 +191,10 @@ function startServer(): Promise<{ child: ChildProcess; url: string; peakRss: () 
   });
 }
 
+let requestCounter = Math.floor(Math.random() * 1e9);
+
 async function drive(url: string, key: string, s: Scenario, seconds: number): Promise<autocannon.Result> {
+  const vary = s.vary;
   return autocannon({
     url: `${url}${s.path}`,
     method: 'POST',
@@ -172,25 +202,32 @@ async function drive(url: string, key: string, s: Scenario, seconds: number): Pr
     body: JSON.stringify(s.body),
     connections: CONCURRENCY,
     duration: seconds,
+    ...(vary ? { requests: [{ setupRequest: (req: any) => ({ ...req, body: JSON.stringify(vary(requestCounter++)) }) }] } : {}),
   });
 }
 
 /** p50 of the same SQL (page + count, as the service runs them) straight against PostgreSQL, at the same concurrency. */
-async function floor(s: Scenario, pool: pg.Pool, meta: Awaited<ReturnType<typeof loadOrgMetadata>>): Promise<number> {
+async function floor(s: Scenario, pool: pg.Pool, meta: Awaited<ReturnType<typeof loadOrgMetadata>>, pre: Precomputed): Promise<number> {
   const { Kysely, PostgresAdapter, DummyDriver, PostgresIntrospector, PostgresQueryCompiler } = await import('kysely');
   const compiler = new Kysely<unknown>({ dialect: { createAdapter: () => new PostgresAdapter(), createDriver: () => new DummyDriver(), createIntrospector: (k) => new PostgresIntrospector(k), createQueryCompiler: () => new PostgresQueryCompiler() } });
   const errors: { field: string; message: string }[] = [];
   const paging = parsePaging({ ...Object.fromEntries(new URLSearchParams(s.path.split('?')[1] ?? '')), ...s.floor!.query }, errors);
-  const plan = buildPlan({ report: reportById(s.floor!.report as never), meta, body: parseReportBody(s.body), paging, nowSeconds: Math.floor(Date.now() / 1000) });
-  const page = recordsQuery(plan).compile(compiler);
-  const count = countQuery(plan).compile(compiler);
+  // The statements the service runs for this plan when nothing is cached (direct-sql.ts):
+  // the page, and the count unless it is precomputed.
+  const statements = (body: Record<string, unknown>) => {
+    const plan = accelerate(buildPlan({ report: reportById(s.floor!.report as never), meta, body: parseReportBody(body), paging, nowSeconds: Math.floor(Date.now() / 1000) }), pre);
+    const count = countStatement(plan, pre);
+    return [pageStatement(plan, 10_000).compile(compiler), ...(typeof count === 'number' ? [] : [count.compile(compiler)])];
+  };
+  const fixed = s.vary ? undefined : statements(s.body);
   const times: number[] = [];
   const until = Date.now() + Math.min(SECONDS, 5) * 1000;
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (Date.now() < until) {
+        const list = fixed ?? statements(s.vary!(requestCounter++));
         const t = performance.now();
-        await Promise.all([pool.query(page.sql, page.parameters as unknown[]), pool.query(count.sql, count.parameters as unknown[])]);
+        await Promise.all(list.map((q) => pool.query(q.sql, q.parameters as unknown[])));
         times.push(performance.now() - t);
       }
     }),
@@ -215,13 +252,18 @@ async function csvThroughput(url: string, key: string): Promise<{ rows: number; 
 
 async function main(): Promise<void> {
   log(`benchmark: scale ${SCALE}, ${SECONDS} s per scenario at concurrency ${CONCURRENCY}`);
-  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit' });
+  try {
+    execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit' });
+  } catch {
+    log('(the build reported type errors; the emitted JavaScript is used anyway)');
+  }
   const data = await prepareData();
   const { child, url, peakRss } = await startServer();
   const pool = new pg.Pool({ connectionString: benchUrl.toString(), max: CONCURRENCY });
   const database = await openDatabase({ databaseUrl: benchUrl.toString(), migrate: false });
   const org = await database.db.selectFrom('orgs').select('id').where('public_id', '=', DEMO_ORG_PUBLIC_ID).executeTakeFirstOrThrow();
   const meta = await loadOrgMetadata(database.db, org.id);
+  const pre = await loadPrecomputed(database.db, org.id);
   const results: Result[] = [];
   try {
     for (const s of scenarios(data.partnerId, data.partnerIds)) {
@@ -230,12 +272,16 @@ async function main(): Promise<void> {
       const r = await drive(url, data.key, s, SECONDS);
       const result: Result = { name: s.name, p50: r.latency.p50, p99: r.latency.p99, rps: Math.round(r.requests.average), requests: r.requests.total, errors: r.errors, non2xx: r.non2xx };
       if (s.floor) {
-        result.floorP50 = Number((await floor(s, pool, meta)).toFixed(2));
+        result.floorP50 = Number((await floor(s, pool, meta, pre)).toFixed(2));
         result.ratio = result.floorP50 > 0 ? Number((result.p50 / result.floorP50).toFixed(2)) : undefined;
       }
       results.push(result);
       log(`  p50 ${result.p50} ms, p99 ${result.p99} ms, ${result.rps} req/s${result.floorP50 !== undefined ? `, direct SQL p50 ${result.floorP50} ms (ratio ${result.ratio})` : ''}${result.non2xx ? `, ${result.non2xx} non-2xx!` : ''}`);
     }
+    const p0 = results.find((r) => r.name === 'page 0 of size 2000');
+    const p999 = results.find((r) => r.name === 'page 999 of size 2000');
+    const deepPageRatio = p0 && p999 && p0.p50 > 0 ? Number((p999.p50 / p0.p50).toFixed(2)) : undefined;
+    if (deepPageRatio !== undefined) log(`page 999 / page 0 (size 2000) p50 ratio: ${deepPageRatio}`);
     log('- CSV download of every GLOBAL_VERTICAL_ACCOUNTS row');
     const csv = ONLY && !ONLY.includes('csv') ? undefined : await csvThroughput(url, data.key);
     if (csv) log(`  ${csv.rows} rows in ${csv.seconds.toFixed(1)} s = ${csv.rowsPerSecond} rows/s`);
@@ -255,6 +301,7 @@ async function main(): Promise<void> {
       concurrency: CONCURRENCY,
       seconds: SECONDS,
       scenarios: results,
+      deepPageRatio,
       csv,
       serverPeakRssBytes: peakRss(),
     };

@@ -14,6 +14,34 @@ import { sqlTypeOf, type FilterPlan, type Plan, type Scope } from './plan.js';
 
 type Sql = RawBuilder<unknown>;
 
+/**
+ * What the query stage may use beyond the report table, per organization (precomputed at
+ * import, src/reports/precomputed.ts): the stored columns with a complete value
+ * dictionary in `rpt_value_counts`. Absent: plain SQL over the report table only.
+ */
+export interface Accel {
+  /** Stored column names (of the plan's report table) with a value dictionary. */
+  dictionary: ReadonlySet<string>;
+}
+
+/** A plan with the accelerations the service found for its organization. */
+export type QueryPlan = Plan & { accel?: Accel };
+
+const accelOf = (plan: Pick<Plan, 'report'>): Accel | undefined => (plan as QueryPlan).accel;
+
+/** The stored column name of `column` when it has a dictionary, else null. */
+function dictionaryColumn(plan: Pick<Plan, 'report'>, column: Column): string | null {
+  const accel = accelOf(plan);
+  if (!accel || column.json) return null;
+  const m = /^r\.([a-z_][a-z0-9_]*)$/.exec(column.sql);
+  return m && accel.dictionary.has(m[1]!) ? m[1]! : null;
+}
+
+/** Values of a dictionary column that satisfy `test` on `d.value` (never NULL). */
+function dictionaryValues(plan: Pick<Plan, 'report' | 'orgId'>, name: string, test: Sql): Sql {
+  return sql`(select d.value from rpt_value_counts d where d.org_id = ${plan.orgId} and d.tbl = ${plan.report.table} and d.col = ${name} and ${test})`;
+}
+
 const TRUE: Sql = sql`true`;
 
 function and(parts: Sql[]): Sql {
@@ -79,10 +107,21 @@ export function relation(plan: Pick<Plan, 'report' | 'orgId' | 'scope'>): { from
 
 // ---- filters and search ---------------------------------------------------------------
 
-/** One filter of the language as a boolean SQL expression (contract section 3). */
-export function filterCondition(f: FilterPlan): Sql {
+/**
+ * One filter of the language as a boolean SQL expression (contract section 3). With a
+ * value dictionary, contains / does-not-contain test the column's distinct values once
+ * and the rows by equality (the same rows: a value contains a term or it does not).
+ */
+export function filterCondition(f: FilterPlan, plan?: Pick<Plan, 'report' | 'orgId'>): Sql {
   const e = columnExpr(f.column);
   const spec = f.filter;
+  const dict = plan && isTextual(f.column.type) ? dictionaryColumn(plan, f.column) : null;
+  if (plan && dict && spec.operation === 'contains') {
+    return sql`${e} in ${dictionaryValues(plan, dict, and(spec.values.map((t) => sql`d.value ilike ${likeContains(t)}`)))}`;
+  }
+  if (plan && dict && spec.operation === 'doesNotContain') {
+    return sql`(${e} is null or ${e} not in ${dictionaryValues(plan, dict, sql`d.value ilike any(${spec.values.map(likeContains)}::text[])`)})`;
+  }
   switch (spec.operation) {
     case 'exact':
       return f.column.type === 'boolean'
@@ -124,9 +163,35 @@ export function searchCondition(terms: readonly string[], columns: readonly Colu
 
 export function whereClause(plan: Plan, extra: Sql[] = []): Sql {
   const { where } = relation(plan);
-  const parts = [...where, ...plan.filters.map(filterCondition)];
+  const parts = [...where, ...plan.filters.map((f) => filterCondition(f, plan))];
   if (plan.search.length) parts.push(searchCondition(plan.search, plan.searchColumns));
   return and([...parts, ...extra]);
+}
+
+/**
+ * The count of a plan whose only conditions are filters on one dictionary column (and
+ * the organization): summed from the dictionary's row counts, with the column's NULL rows
+ * (row count minus the dictionary's total) counted when the filter keeps NULLs. Null when
+ * the plan is not of that shape.
+ */
+export function dictionaryCountQuery(plan: Plan, rowCount: number): Sql | null {
+  if (plan.report.shape !== 'table' || plan.search.length || plan.filters.length === 0 || !isOrgOnly(plan)) return null;
+  const column = plan.filters[0]!.column;
+  if (!isTextual(column.type) || plan.filters.some((f) => f.column !== column)) return null;
+  const name = dictionaryColumn(plan, column);
+  if (!name) return null;
+  const conditions = plan.filters.map((f) => filterCondition({ column: { ...f.column, sql: 'd.v' }, filter: f.filter }));
+  return sql`select coalesce(sum(d.n), 0) as n from (
+      select value as v, n from rpt_value_counts where org_id = ${plan.orgId} and tbl = ${plan.report.table} and col = ${name}
+      union all
+      select null, ${rowCount}::bigint - coalesce(sum(n), 0) from rpt_value_counts where org_id = ${plan.orgId} and tbl = ${plan.report.table} and col = ${name}
+    ) d where ${and(conditions)}`;
+}
+
+/** Whether the plan's scope is the organization alone (no context, channel or partner scope). */
+export function isOrgOnly(plan: Pick<Plan, 'scope'>): boolean {
+  const s = plan.scope;
+  return !s.partnerOrgIds && !s.eventTypeCodes && !s.eventDate && !s.oppCreatedDate && !s.mutualOnly && !s.sameLocation;
 }
 
 // ---- order ----------------------------------------------------------------------------
@@ -217,9 +282,12 @@ export function boundariesQuery(plan: Plan, size: number): Sql {
 
 /** Whether the report's rows are exactly its organization's rows (rid = position + 1 in the default order). */
 export function isWholeTable(plan: Plan): boolean {
-  const s = plan.scope;
-  return plan.report.shape === 'table' && plan.sort.length === 0 && plan.filters.length === 0 && plan.search.length === 0 &&
-    !s.partnerOrgIds && !s.eventTypeCodes && !s.eventDate && !s.oppCreatedDate && !s.mutualOnly && !s.sameLocation;
+  return isAllRows(plan) && plan.sort.length === 0;
+}
+
+/** Whether the plan selects every row of its organization in a report table (any order). */
+export function isAllRows(plan: Plan): boolean {
+  return plan.report.shape === 'table' && plan.filters.length === 0 && plan.search.length === 0 && isOrgOnly(plan);
 }
 
 /** Distinct non-null values of a string (or boolean) column, ascending like a text sort. */
@@ -246,4 +314,68 @@ export function rangeQuery(plan: Plan, column: Column): Sql {
 export function filteredRelation(plan: Plan): Sql {
   const { from } = relation(plan);
   return sql`(select r.* from ${from} where ${whereClause(plan)}) m`;
+}
+
+// ---- CSV lines ------------------------------------------------------------------------
+
+/**
+ * A number as JavaScript's `String(n)` writes it. PostgreSQL's float8 output (shortest
+ * round-trip digits, like JavaScript) is identical between 1e-4 and 1e15; outside that
+ * band PostgreSQL uses an exponent where JavaScript does not (or pads the exponent), so
+ * those rare values are rewritten from the digits and exponent of PostgreSQL's form.
+ */
+function jsNumberText(value: Sql): Sql {
+  const x = sql`(${value})::double precision`;
+  const rare = sql`(select q.sign || case
+      when q.n between q.k and 21 then q.digits || repeat('0', q.n - q.k)
+      when q.n > 0 and q.n <= 21 then left(q.digits, q.n) || '.' || substr(q.digits, q.n + 1)
+      when q.n > -6 and q.n <= 0 then '0.' || repeat('0', -q.n) || q.digits
+      else left(q.digits, 1) || case when q.k > 1 then '.' || substr(q.digits, 2) else '' end || 'e' || case when q.n - 1 >= 0 then '+' else '-' end || abs(q.n - 1)::text
+    end
+    from (select p.sign, p.digits, length(p.digits) as k, p.e + 1 as n
+          from (select case when ${x} < 0 then '-' else '' end as sign,
+                       replace(split_part(abs(${x})::text, 'e', 1), '.', '') as digits,
+                       coalesce(nullif(split_part(abs(${x})::text, 'e', 2), ''), '0')::int as e) p) q)`;
+  return sql`case when ${x} is null then '' when ${x} = 0 then '0' when abs(${x}) >= 1e-4 and abs(${x}) < 1e15 then (${x})::text when ${x} in ('NaN', 'Infinity', '-Infinity') then (${x})::text else ${rare} end`;
+}
+
+/**
+ * One CSV cell (contract section 5, same output as render/csv.ts `csvCell` + RFC 4180
+ * quoting): NULL empty, booleans true/false, numbers as JavaScript writes them, text with
+ * a `'` before a leading = + - @ tab or CR and quoted when it holds a quote, comma, CR or LF.
+ */
+export function csvCellExpr(column: Column): Sql {
+  const e = columnExpr(column);
+  if (column.type === 'boolean') return sql`case when ${e} then 'true' when not ${e} then 'false' else '' end`;
+  if (column.type === 'number' || column.type === 'currency' || column.type === 'date') return jsNumberText(e);
+  const guarded = sql`case when ${e} ~ '^[-=+@\\t\\r]' then '''' || ${e} else ${e} end`;
+  return sql`case when ${e} is null then '' when ${e} !~ '^[-=+@\\t\\r]|[",\\r\\n]' then ${e} else (select case when g.v ~ '[",\\r\\n]' then '"' || replace(g.v, '"', '""') || '"' else g.v end from (select ${guarded} as v) g) end`;
+}
+
+/** One keyset batch of ready CSV lines (`line`) with the sort-key values (`k0`...). */
+export function csvBatchQuery(plan: Plan, after: readonly unknown[] | null, limit: number): Sql {
+  const { from } = relation(plan);
+  const keys = sortKeys(plan);
+  const keyList = sql.join(keys.map((k, i) => sql`${k.expr} as ${sql.raw(`k${i}`)}`));
+  const cells = plan.output.map((o) => csvCellExpr(o.column));
+  const line = cells.length ? sql.join(cells, sql` || ',' || `) : sql`''`;
+  const extra = after ? [afterCondition(keys, after)] : [];
+  return sql`select ${line} as line, ${keyList} from ${from} where ${whereClause(plan, extra)} order by ${orderBy(keys)} limit ${limit}`;
+}
+
+/**
+ * Filter values of a dictionary column over every row of the organization: the stored
+ * distinct values in their stored text order (`pos`). `count` is null when the stored
+ * distinct count answers it (no `filterSearch`).
+ */
+export function dictionaryValuesQuery(plan: Plan, name: string, filterSearch: string | undefined, page: number, size: number): { rows: Sql; count: Sql | null } {
+  const base = sql`from rpt_value_counts d where d.org_id = ${plan.orgId} and d.tbl = ${plan.report.table} and d.col = ${name}`;
+  if (!filterSearch) {
+    return { rows: sql`select d.value as v ${base} and d.pos > ${page * size} and d.pos <= ${(page + 1) * size} order by d.pos`, count: null };
+  }
+  const match = sql`d.value ilike ${likeContains(filterSearch)}`;
+  return {
+    rows: sql`select d.value as v ${base} and ${match} order by d.pos limit ${size} offset ${page * size}`,
+    count: sql`select count(*) as n ${base} and ${match}`,
+  };
 }

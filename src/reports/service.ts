@@ -13,7 +13,9 @@ import { loadOrgMetadata, type OrgMetadata } from './metadata.js';
 import { LRUCache } from 'lru-cache';
 import { cached, cacheKey, memoryFigureCache, type FigureCache } from './cache.js';
 import { buildPlan, customColumns, type ChannelOptions, type Plan } from './plan.js';
-import { batchQuery, boundariesQuery, countQuery, distinctValuesQuery, isWholeTable, rangeQuery, recordsQuery, sortKeys } from './query.js';
+import { batchQuery, boundariesQuery, csvBatchQuery, dictionaryValuesQuery, distinctValuesQuery, isAllRows, isWholeTable, rangeQuery, sortKeys, type QueryPlan } from './query.js';
+import { accelerate, countStatement, pageStatement } from './direct-sql.js';
+import { loadPrecomputed, NOTHING_PRECOMPUTED, storedDashboardQuery, storedName, type Precomputed } from './precomputed.js';
 import { dashboardQueries } from './query-dashboard.js';
 import { parsePaging, parseReportBody, throwIfErrors, type Paging } from './request.js';
 import { csvStream } from './render/csv.js';
@@ -35,6 +37,13 @@ export interface ReportServiceDeps {
    * return the same rows).
    */
   keysetFromOffset?: number;
+  /**
+   * Use the figures precomputed at import (row counts, ranges, value dictionaries,
+   * unfiltered dashboards). Default true; tests turn it off to prove both paths agree.
+   */
+  precomputed?: boolean;
+  /** Rows of rendered pages kept in memory (default 200,000; 0 turns the page cache off). */
+  pageCacheRows?: number;
 }
 
 /** Time spent per stage of one request, for the Server-Timing header. */
@@ -72,7 +81,11 @@ export interface ReportService {
   standardColumns(report: ReportDefinition, caller: Caller): Promise<ColumnMetadata[]>;
 }
 
-const CSV_BATCH = 2000;
+/** Rows per keyset batch of a CSV download (ready lines of about 1 KB each). */
+const CSV_BATCH = 10_000;
+
+/** A plan with its data version, what is precomputed for its organization and the accelerations that follow. */
+type ServicePlan = QueryPlan & { version: string; pre: Precomputed };
 
 export function createReportService(deps: ReportServiceDeps): ReportService {
   const { db } = deps.database;
@@ -103,12 +116,27 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
     return meta;
   };
 
+  // Precomputed figures per (organization, data version): one small read per version.
+  const usePrecomputed = deps.precomputed ?? true;
+  const preCache = new LRUCache<string, Promise<Precomputed>>({ max: 1000 });
+  const precomputed = (orgId: number, version: string): Promise<Precomputed> => {
+    if (!usePrecomputed) return Promise.resolve(NOTHING_PRECOMPUTED);
+    const key = `${orgId}:${version}`;
+    let hit = preCache.get(key);
+    if (!hit) {
+      hit = loadPrecomputed(db, orgId);
+      hit.catch(() => preCache.delete(key));
+      preCache.set(key, hit);
+    }
+    return hit;
+  };
+
   /** The part of a plan that decides which rows match (not page, order or columns). */
   const rowsKey = (p: Plan) => [p.report.id, p.scope, p.filters.map((f) => [f.column.key, f.filter]), p.search];
 
   const run = async <T>(query: RawBuilder<unknown>): Promise<T[]> => (await query.execute(db)).rows as T[];
 
-  async function plan(call: ReportCall, paging: Paging, excludeFilterOn?: string): Promise<Plan & { version: string }> {
+  async function plan(call: ReportCall, paging: Paging, excludeFilterOn?: string): Promise<ServicePlan> {
     const started = performance.now();
     try {
       return await planUntimed(call, paging, excludeFilterOn);
@@ -117,13 +145,19 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
     }
   }
 
-  async function planUntimed(call: ReportCall, paging: Paging, excludeFilterOn?: string): Promise<Plan & { version: string }> {
+  async function planUntimed(call: ReportCall, paging: Paging, excludeFilterOn?: string): Promise<ServicePlan> {
     const def = report(call.reportId, call.channel ? 'channel' : 'analytics');
     const version = await dataVersion();
-    const meta = await metadata(call.caller, version);
+    const [meta, pre] = await Promise.all([metadata(call.caller, version), precomputed(call.caller.orgId, version)]);
     const input = { report: def, meta, body: parseReportBody(call.body), paging, nowSeconds: Math.floor(deps.clock() / 1000) };
     const built = buildPlan({ ...input, ...(call.channel ? { channel: call.channel } : {}), ...(excludeFilterOn ? { excludeFilterOn } : {}) });
-    return Object.assign(built, { version });
+    return accelerate(Object.assign(built, { version, pre }), pre);
+  }
+
+  /** Exact count of the plan's rows: precomputed when it is every row or one dictionary column's filter. */
+  async function count(p: ServicePlan): Promise<number> {
+    const statement = countStatement(p, p.pre);
+    return typeof statement === 'number' ? statement : Number((await run<{ n: number }>(statement))[0]?.n ?? 0);
   }
 
   // Page boundaries per (query, order, size): a deep page seeks from the end of the page
@@ -132,11 +166,16 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
   const keysetFrom = deps.keysetFromOffset ?? 10_000;
   const boundaryCache = new LRUCache<string, unknown[][]>({ max: 64 });
 
-  async function pageRows(p: Plan & { version: string }): Promise<Array<Record<string, unknown>>> {
+  // Rendered pages per (organization, data version, request): a repeated page, or a page
+  // seen before while the data is unchanged, costs no query. Bounded by rows held.
+  const pageCacheRows = deps.pageCacheRows ?? 200_000;
+  const pageCache = pageCacheRows > 0 ? new LRUCache<string, ReportRow[]>({ maxSize: pageCacheRows, sizeCalculation: (rows) => Math.max(1, rows.length) }) : undefined;
+
+  async function pageRows(p: ServicePlan): Promise<Array<Record<string, unknown>>> {
     const offset = p.page * p.size;
-    if (offset === 0 || offset < keysetFrom) return run<Record<string, unknown>>(recordsQuery(p));
-    // Rows of a whole report table are numbered 1..N in the default order: seek directly.
-    if (isWholeTable(p)) return run<Record<string, unknown>>(batchQuery(p, [offset], p.size));
+    // Shallow pages: OFFSET. Rows of a whole report table are numbered 1..N in the default
+    // order: any page is a direct seek.
+    if (offset === 0 || offset < keysetFrom || isWholeTable(p)) return run<Record<string, unknown>>(pageStatement(p, keysetFrom));
     const key = cacheKey('bounds', p.orgId, p.version, [rowsKey(p), p.sort.map((s) => [s.column.key, s.direction]), p.size]);
     let bounds = boundaryCache.get(key);
     if (!bounds) {
@@ -161,11 +200,18 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
 
     async records(call) {
       const p = await plan(call, paging(call.query));
+      const pageKey = cacheKey('page', p.orgId, p.version, [rowsKey(p), p.sort.map((s) => [s.column.key, s.direction]), p.page, p.size, p.output.map((o) => o.key), p.explicitColumns]);
       const [rows, total] = await Promise.all([
-        pageRows(p),
-        cached(cache, cacheKey('count', p.orgId, p.version, rowsKey(p)), async () => Number((await run<{ n: number }>(countQuery(p)))[0]?.n ?? 0)),
+        (async () => {
+          const hit = pageCache?.get(pageKey);
+          if (hit) return hit;
+          const rendered = (await pageRows(p)).map((r) => renderRow(p, r));
+          pageCache?.set(pageKey, rendered);
+          return rendered;
+        })(),
+        cached(cache, cacheKey('count', p.orgId, p.version, rowsKey(p)), () => count(p)),
       ]);
-      return pageEnvelope(rows.map((r) => renderRow(p, r)), total, p.page, p.size, p.sorted);
+      return pageEnvelope(rows, total, p.page, p.size, p.sorted);
     },
 
     async filterData(call) {
@@ -182,6 +228,18 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
       if (!column) throw badRequest('filterField', `unknown column "${String(field)}"; columns of ${p.report.id}: ${p.columns.map((c) => c.key).join(', ')}`);
       const key = cacheKey('values', p.orgId, p.version, [rowsKey(p), column.key, filterSearch ?? '', pg.page, pg.size]);
       return cached(cache, key, async () => {
+        const table = p.pre.tables.get(p.report.table);
+        const name = storedName(column);
+        const summary = name ? table?.columns.get(name) : undefined;
+        if (summary && isAllRows(p)) {
+          // Every row of the organization: the bounds and values stored at import.
+          if (filterTypeOf(column.type) !== 'STRING') return rangeItem(column, summary.min, summary.max, pg.page, pg.size);
+          if (summary.hasValues) {
+            const q = dictionaryValuesQuery(p, name!, (filterSearch as string | undefined) || undefined, pg.page, pg.size);
+            const [values, n] = await Promise.all([run<{ v: string }>(q.rows), q.count ? run<{ n: number }>(q.count).then((r) => Number(r[0]?.n ?? 0)) : Promise.resolve(summary.distinctValues ?? 0)]);
+            return filterValuesPage(values.map((v) => v.v), n, pg.page, pg.size);
+          }
+        }
         if (filterTypeOf(column.type) !== 'STRING') {
           const [range] = await run<{ min: number | null; max: number | null }>(rangeQuery(p, column));
           return rangeItem(column, range?.min ?? null, range?.max ?? null, pg.page, pg.size);
@@ -200,12 +258,12 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
     async download(call) {
       const p = await plan(call, { ...paging(call.query), page: 0 });
       const keyCount = sortKeys(p).length;
-      async function* batches(): AsyncGenerator<Array<Record<string, unknown>>> {
+      async function* batches(): AsyncGenerator<string[]> {
         let after: unknown[] | null = null;
         for (;;) {
-          const rows: Array<Record<string, unknown>> = await run<Record<string, unknown>>(batchQuery(p, after, CSV_BATCH));
+          const rows: Array<Record<string, unknown>> = await run<Record<string, unknown>>(csvBatchQuery(p, after, CSV_BATCH));
           if (rows.length === 0) return;
-          yield rows;
+          yield rows.map((r) => r.line as string);
           if (rows.length < CSV_BATCH) return;
           const last: Record<string, unknown> = rows[rows.length - 1]!;
           after = Array.from({ length: keyCount }, (_, i): unknown => last[`k${i}`] ?? null);
@@ -218,6 +276,9 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
     async dashboard(call) {
       const p = await plan(call, { page: 0, size: 1, sort: [] });
       return cached(cache, cacheKey('dashboard', p.orgId, p.version, rowsKey(p)), async () => {
+        const stored = isAllRows(p) && p.pre.tables.has(p.report.table) ? storedDashboardQuery(p.report.id, p.orgId) : undefined;
+        const row = stored ? (await run<{ totals: Record<string, unknown>; by_partner: Array<Record<string, unknown>> }>(stored))[0] : undefined;
+        if (row) return renderDashboard(p.report.id as ReportId, row.totals, row.by_partner, undefined);
         const q = dashboardQueries(p);
         const [totals, byPartner, byEventType] = await Promise.all([run<Record<string, unknown>>(q.totals), run<Record<string, unknown>>(q.byPartner), q.byEventType ? run<Record<string, unknown>>(q.byEventType) : Promise.resolve(undefined)]);
         return renderDashboard(p.report.id as ReportId, totals[0] ?? {}, byPartner, byEventType);

@@ -3,13 +3,19 @@
  * row of column keys, booleans true/false, dates as epoch seconds, NULL empty, and a `'`
  * before any text cell starting with = + - @ tab or CR (OWASP CSV injection), so a
  * spreadsheet never evaluates a cell as a formula.
+ *
+ * For speed the query stage writes each row's cells already formatted by these rules
+ * (query.ts `csvCellExpr`, one text line per row): the server then only joins lines, so
+ * a download costs no per-cell work in Node. `csvCell` / `csvField` are the reference
+ * rules (tests compare the two).
  */
 import { Readable } from 'node:stream';
-import { stringify } from 'csv-stringify';
 import type { Plan } from '../plan.js';
 
 const FORMULA_START = /^[=+\-@\t\r]/;
+const NEEDS_QUOTES = /[",\r\n]/;
 
+/** A value as the text of its cell, before quoting. */
 export function csvCell(value: unknown): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'boolean') return value ? 'true' : 'false';
@@ -18,19 +24,23 @@ export function csvCell(value: unknown): string {
   return FORMULA_START.test(text) ? `'${text}` : text;
 }
 
+/** RFC 4180 quoting of one cell text. */
+export function csvField(text: string): string {
+  return NEEDS_QUOTES.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
 /**
- * Streams `batches` (arrays of positional rows) as CSV. Pulling the next batch waits for
- * the consumer (Readable.from + pipe), so memory holds one batch, whatever the row count.
+ * Streams the header and then `batches` (arrays of ready CSV lines, without line ends).
+ * Pulling the next batch waits for the consumer, so memory holds one batch whatever the
+ * row count.
  */
-export function csvStream(plan: Plan, batches: AsyncIterable<Array<Record<string, unknown>>>): Readable {
-  const keys = plan.output.map((o) => o.key);
-  async function* records(): AsyncGenerator<string[]> {
-    for await (const batch of batches) {
-      for (const row of batch) yield keys.map((_, i) => csvCell(row[`c${i}`]));
+export function csvStream(plan: Plan, batches: AsyncIterable<string[]>): Readable {
+  const header = plan.output.map((o) => csvField(o.key)).join(',');
+  async function* chunks(): AsyncGenerator<Buffer> {
+    yield Buffer.from(`${header}\r\n`);
+    for await (const lines of batches) {
+      if (lines.length) yield Buffer.from(`${lines.join('\r\n')}\r\n`);
     }
   }
-  const stringifier = stringify({ header: true, columns: keys, record_delimiter: '\r\n' });
-  const source = Readable.from(records(), { objectMode: true });
-  source.on('error', (err) => stringifier.destroy(err));
-  return source.pipe(stringifier);
+  return Readable.from(chunks(), { objectMode: false });
 }
