@@ -200,5 +200,5 @@ function isDatabaseUnavailable(error: unknown): boolean {
   const e = error as { code?: string; message?: string };
   // 57014 query_canceled (statement timeout), 57P0x shutdown, 08xxx connection errors.
   if (typeof e.code === 'string' && (/^08/.test(e.code) || /^57/.test(e.code) || e.code === '53300')) return true;
-  return ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'].includes(String(e.code)) || /Connection terminated|PGlite is closed/i.test(e.message ?? '');
+  return ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'].includes(String(e.code)) || /Connection terminated|PGlite is closed|driver has already been destroyed/i.test(e.message ?? '');
 }

@@ -119,9 +119,6 @@ export const ERROR_RESPONSES = {
   429: ProblemSchema,
 } as const;
 
-/** "Last N days" beyond this (about 270,000 years) would count back past what an epoch column holds. */
-export const MAX_DAYS = 100_000_000;
-
 const EpochSchema = Type.Union([Type.String(), Type.Number()], { description: 'epoch seconds, as a string or a number' });
 
 // Value rules (day counts >= 0, bounds in pairs, known ids and codes) are checked by the

@@ -1,0 +1,133 @@
+/**
+ * Every status of contract section 1 over HTTP, each as RFC 9457 problem+json with an
+ * `x-request-id`: 400 (with errors[]), 401 (WWW-Authenticate), 403, 404, 405 (Allow),
+ * 413, 415, 429 (Retry-After), 500 (no internals) and 503 (Retry-After). Also the
+ * bounds on what a problem reflects of the request.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import type { LightMyRequestResponse } from 'fastify';
+import { engines } from '../helpers/engines.js';
+import { fixtureApp, type FixtureApp } from '../helpers/fixture-app.js';
+import { memoryRateLimiter } from '../../src/server/access/rate-limit.js';
+
+const GVA = '/v1/report-analytics/report/GLOBAL_VERTICAL_ACCOUNTS';
+
+function assertProblem(res: LightMyRequestResponse, status: number): Record<string, any> {
+  assert.equal(res.statusCode, status, res.body.slice(0, 300));
+  assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
+  assert.match(String(res.headers['x-request-id']), /^[\w.:-]{1,128}$/);
+  const body = res.json();
+  for (const f of ['type', 'title', 'detail', 'instance']) assert.equal(typeof body[f], 'string', f);
+  assert.equal(body.status, status);
+  assert.equal(body.requestId, res.headers['x-request-id']);
+  return body;
+}
+
+for (const engine of engines) {
+  describe(`error statuses on ${engine.name}`, () => {
+    let f: FixtureApp;
+    before(async () => {
+      f = await fixtureApp(engine, { access: { limiter: memoryRateLimiter(1_000_000, () => 0) } });
+    });
+    after(() => f.close());
+    const post = (url: string, payload: string, headers: Record<string, string> = {}) =>
+      f.app.inject({ method: 'POST', url, headers: { 'api-key': f.keys.acme, 'content-type': 'application/json', ...headers }, payload });
+
+    test('400 401 403 404 405 413 415 as problems', async () => {
+      const bad = assertProblem(await post(`${GVA}/records?page=x`, JSON.stringify({ filters: { nope: 'x' }, search: 1 })), 400);
+      assert.ok(bad.errors.length >= 1 && bad.errors.every((e: any) => typeof e.field === 'string' && typeof e.message === 'string'));
+      assertProblem(await post(`${GVA}/records`, '{"filters":'), 400);
+      const unauthorized = await post(`${GVA}/records`, '{}', { 'api-key': 'prk_nope' });
+      assertProblem(unauthorized, 401);
+      assert.equal(unauthorized.headers['www-authenticate'], 'ApiKey, Bearer');
+      assertProblem(await f.app.inject({ method: 'GET', url: '/v1/admin/api-keys', headers: { 'api-key': f.keys.acmeMember } }), 403);
+      assertProblem(await post('/v1/report-analytics/report/NOPE/records', '{}'), 404);
+      assertProblem(await f.app.inject({ method: 'GET', url: '/nowhere' }), 404);
+      const wrongMethod = await f.app.inject({ method: 'PUT', url: `${GVA}/records`, headers: { 'api-key': f.keys.acme } });
+      assertProblem(wrongMethod, 405);
+      assert.equal(wrongMethod.headers.allow, 'POST');
+      assertProblem(await post(`${GVA}/records`, JSON.stringify({ search: 'x'.repeat(1024 * 1024) })), 413);
+      assertProblem(await post(`${GVA}/records`, 'search=x', { 'content-type': 'application/x-www-form-urlencoded' }), 415);
+      assertProblem(await post(`${GVA}/records`, '{}', { 'content-type': 'text/csv' }), 415);
+    });
+
+    test('429 with Retry-After', async () => {
+      const g = await fixtureApp(engine, { access: { limiter: memoryRateLimiter(1, () => 1_000) } });
+      try {
+        assert.equal((await g.call('GET', '/v1/attribution/event-types')).statusCode, 200);
+        const limited = await g.call('GET', '/v1/attribution/event-types');
+        assertProblem(limited, 429);
+        assert.equal(limited.headers['retry-after'], '60');
+      } finally {
+        await g.close();
+      }
+    });
+
+    test('500 without internals, with the request id to find it in the log', async () => {
+      const g = await fixtureApp(engine);
+      try {
+        await sql`drop table rpt_global_accounts`.execute(g.database.db);
+        const res = await g.app.inject({ method: 'POST', url: `${GVA}/records`, headers: { 'api-key': g.keys.acme, 'content-type': 'application/json', 'x-request-id': 'find-me-1' }, payload: '{}' });
+        const body = assertProblem(res, 500);
+        assert.equal(body.requestId, 'find-me-1');
+        assert.equal(/rpt_|relation|select|from |stack|\.ts/i.test(res.body), false, res.body);
+        assert.deepEqual(Object.keys(body).sort(), ['code', 'detail', 'instance', 'requestId', 'status', 'title', 'type']);
+      } finally {
+        await g.close();
+      }
+    });
+
+    test('503 with Retry-After when the database is gone', async () => {
+      const g = await fixtureApp(engine);
+      try {
+        // The database closes under the running app (as during a shutdown).
+        await g.database.close();
+        const res = await g.app.inject({ method: 'POST', url: `${GVA}/records`, headers: { 'api-key': g.keys.acme, 'content-type': 'application/json' }, payload: '{}' });
+        assertProblem(res, 503);
+        assert.match(String(res.headers['retry-after']), /^\d+$/);
+        const ready = await g.app.inject({ method: 'GET', url: '/readyz' });
+        assertProblem(ready, 503);
+        assert.match(String(ready.headers['retry-after']), /^\d+$/);
+      } finally {
+        await g.app.close();
+        await g.database.dispose().catch(() => undefined);
+      }
+    });
+
+    test('a problem never reflects the request without bound', async () => {
+      const long = 'y'.repeat(200_000);
+      const many = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`nope_${i}_${long.slice(0, 100)}`, 'x']));
+      for (const res of [
+        await post(`${GVA}/records`, JSON.stringify({ filters: many })),
+        await post(`${GVA}/records?sort=${long}`, '{}'),
+        await post(`${GVA}/records`, JSON.stringify({ filters: { [long]: long } })),
+        await post(`/v1/report-analytics/report/${'Z'.repeat(400)}/records`, '{}'),
+        await f.app.inject({ method: 'GET', url: `/${long}` }),
+      ]) {
+        assert.ok(res.statusCode === 400 || res.statusCode === 404, `${res.statusCode}`);
+        // At most 100 entries of a clipped field and message, a clipped detail and instance.
+        assert.ok(res.body.length < 80_000, `${res.body.length} characters`);
+        assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
+      }
+      const listed = (await post(`${GVA}/records`, JSON.stringify({ filters: many }))).json();
+      assert.equal(listed.errors.length, 101);
+      assert.match(listed.errors[100].message, /^4900 more problems/);
+      assert.match(listed.detail, /^5000 problems/);
+    });
+
+    test('a number or date the database cannot hold is 400, never 500', async () => {
+      for (const body of [
+        { filters: { recent_open_opp_date: '1.5<->2.5' } },
+        { filters: { recent_open_opp_date: '99999999999999999999<->' } },
+      ]) {
+        const res = await post(`${GVA}/records`, JSON.stringify(body));
+        assertProblem(res, 400);
+      }
+      const days = await post('/v1/report-analytics/report/ATTRIBUTION_EVENTS/records', JSON.stringify({ context: { partnerPublicIds: ['aaaaaaaa-0000-4000-8000-000000000001'], eventTypeCodes: ['ACTION_LIST'], dateRangeDays: 9007199254740991 } }));
+      // The planner should name the field; until it does, the database's refusal is a 400 too.
+      assert.match(assertProblem(days, 400).errors[0].field, /^(context\.dateRangeDays|request)$/);
+    });
+  });
+}
