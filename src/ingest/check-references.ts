@@ -17,13 +17,18 @@ export interface LineProblem {
 
 const spec = (name: string): EntitySpec => ENTITY_BY_NAME.get(name)!;
 
-/** Organizations known to this import: staged or already in the database. */
-const ORG_EXISTS = (col: string) => `(exists (select 1 from stg_orgs o where o.public_id = ${col}) or exists (select 1 from orgs o where o.public_id::text = ${col}))`;
+// Each "known" test is two NOT EXISTS joined by AND (staged, then already in the
+// database) rather than NOT (EXISTS OR EXISTS): PostgreSQL turns the former into hash
+// anti-joins, one pass over the staging table, where the latter runs two correlated
+// subqueries per staged row.
 
-/** Accounts known to this import (staged or in the database) for an org column and an id column. */
-const ACCOUNT_EXISTS = (orgCol: string, idCol: string) =>
-  `(exists (select 1 from stg_accounts a where a.org = ${orgCol} and a.crm_account_id = ${idCol})
-    or exists (select 1 from accounts a join orgs o on o.id = a.org_id where o.public_id::text = ${orgCol} and a.crm_account_id = ${idCol}))`;
+/** The organization in `col` is neither staged nor in the database. */
+const ORG_MISSING = (col: string) => `not exists (select 1 from stg_orgs o where o.public_id = ${col}) and not exists (select 1 from orgs o where o.public_id::text = ${col})`;
+
+/** The account (`orgCol`, `idCol`) is neither staged nor in the database. */
+const ACCOUNT_MISSING = (orgCol: string, idCol: string) =>
+  `not exists (select 1 from stg_accounts a where a.org = ${orgCol} and a.crm_account_id = ${idCol})
+   and not exists (select 1 from accounts a join orgs o on o.id = a.org_id where o.public_id::text = ${orgCol} and a.crm_account_id = ${idCol})`;
 
 async function lines(db: Kysely<any>, entity: string, field: string, problem: string, where: string): Promise<LineProblem[]> {
   const rows = await sql.raw<{ line: number }>(`select s.line from ${stagingTable(spec(entity))} s where ${where} order by s.line`).execute(db);
@@ -39,25 +44,27 @@ export async function checkReferences(db: Kysely<any>, present: ReadonlySet<stri
     ['accounts', 'org', 'org'], ['opportunities', 'org', 'org'], ['account_matches', 'org', 'org'], ['account_matches', 'partner', 'partner'],
     ['events', 'org', 'org'], ['events', 'partner', 'partner'],
   ] as const) {
-    if (has(entity)) out.push(...(await lines(db, entity, field, missingOrg, `not ${ORG_EXISTS(`s.${column}`)}`)));
+    if (has(entity)) out.push(...(await lines(db, entity, field, missingOrg, ORG_MISSING(`s.${column}`))));
   }
   if (has('partnerships')) out.push(...(await lines(db, 'partnerships', 'partner', 'an organization cannot be its own partner', 's.partner = s.org')));
   if (has('accounts')) {
-    out.push(...(await lines(db, 'accounts', 'parentCrmAccountId', 'reference to a missing account of the same organization', `s.parent_crm_account_id is not null and not ${ACCOUNT_EXISTS('s.org', 's.parent_crm_account_id')}`)));
+    out.push(...(await lines(db, 'accounts', 'parentCrmAccountId', 'reference to a missing account of the same organization', `s.parent_crm_account_id is not null and ${ACCOUNT_MISSING('s.org', 's.parent_crm_account_id')}`)));
   }
-  if (has('opportunities')) out.push(...(await lines(db, 'opportunities', 'crmAccountId', 'reference to a missing account of the organization', `not ${ACCOUNT_EXISTS('s.org', 's.crm_account_id')}`)));
+  if (has('opportunities')) out.push(...(await lines(db, 'opportunities', 'crmAccountId', 'reference to a missing account of the organization', ACCOUNT_MISSING('s.org', 's.crm_account_id'))));
   if (has('account_matches')) {
-    out.push(...(await lines(db, 'account_matches', 'crmAccountId', 'reference to a missing account of the organization', `not ${ACCOUNT_EXISTS('s.org', 's.crm_account_id')}`)));
-    out.push(...(await lines(db, 'account_matches', 'partnerCrmAccountId', 'reference to a missing account of the partner organization', `not ${ACCOUNT_EXISTS('s.partner', 's.partner_crm_account_id')}`)));
+    out.push(...(await lines(db, 'account_matches', 'crmAccountId', 'reference to a missing account of the organization', ACCOUNT_MISSING('s.org', 's.crm_account_id'))));
+    out.push(...(await lines(db, 'account_matches', 'partnerCrmAccountId', 'reference to a missing account of the partner organization', ACCOUNT_MISSING('s.partner', 's.partner_crm_account_id'))));
   }
   if (has('events')) {
-    out.push(...(await lines(db, 'events', 'crmAccountId', 'reference to a missing account of the organization', `not ${ACCOUNT_EXISTS('s.org', 's.crm_account_id')}`)));
-    const typeExists = `(exists (select 1 from stg_event_types t where t.code = s.event_type_code) or exists (select 1 from event_types t where t.code = s.event_type_code))`;
-    out.push(...(await lines(db, 'events', 'eventTypeCode', 'reference to a missing event type', `not ${typeExists}`)));
-    const subtypeExists = `(exists (select 1 from stg_event_types t, jsonb_array_elements(coalesce(t.subtypes, '[]')) x where t.code = s.event_type_code and x->>'code' = s.event_subtype_code)
-      or (not exists (select 1 from stg_event_types t where t.code = s.event_type_code)
-          and exists (select 1 from event_types t, jsonb_array_elements(t.subtypes) x where t.code = s.event_type_code and x->>'code' = s.event_subtype_code)))`;
-    out.push(...(await lines(db, 'events', 'eventSubtypeCode', 'not a subtype of the event type', `s.event_subtype_code is not null and ${typeExists} and not ${subtypeExists}`)));
+    out.push(...(await lines(db, 'events', 'crmAccountId', 'reference to a missing account of the organization', ACCOUNT_MISSING('s.org', 's.crm_account_id'))));
+    const typeMissing = 'not exists (select 1 from stg_event_types t where t.code = s.event_type_code) and not exists (select 1 from event_types t where t.code = s.event_type_code)';
+    out.push(...(await lines(db, 'events', 'eventTypeCode', 'reference to a missing event type', typeMissing)));
+    // Known (type, subtype) pairs: a staged type replaces the database's type of that code.
+    const pairs = `select t.code, x->>'code' as subtype from stg_event_types t, jsonb_array_elements(coalesce(t.subtypes, '[]')) x
+      union all
+      select t.code, x->>'code' from event_types t, jsonb_array_elements(t.subtypes) x where not exists (select 1 from stg_event_types st where st.code = t.code)`;
+    out.push(...(await lines(db, 'events', 'eventSubtypeCode', 'not a subtype of the event type',
+      `s.event_subtype_code is not null and not (${typeMissing}) and not exists (select 1 from (${pairs}) k where k.code = s.event_type_code and k.subtype = s.event_subtype_code)`)));
   }
   return out;
 }

@@ -17,9 +17,11 @@ import { ENTITIES, type EntitySpec } from './bundle-spec.js';
 import { checkDuplicates, checkParentCycles, checkReferences, type LineProblem } from './check-references.js';
 import { loadEntity, type EntityCount } from './load.js';
 import { materialize } from './materialize.js';
-import { readCsv, readNdjson, type RawRecord } from './read-records.js';
-import { BATCH_ROWS, createStagingTable, dropStagingTables, indexStagingTable, insertBatch } from './stage.js';
-import { validateRecord, type CustomType } from './validate-record.js';
+import { copyInto, type CopyWriter } from './copy-into.js';
+import { stagingColumns } from './copy-format.js';
+import { parseBundle } from './parse-bundle.js';
+import { analyzeStagingTable, createStagingTable, dropStagingTables, stagingTable } from './stage.js';
+import type { CustomType } from './validate-record.js';
 
 export type { EntityCount } from './load.js';
 
@@ -43,7 +45,14 @@ export interface ImportOptions {
   onProgress?: (p: ImportProgress) => void;
   /** Called when validation is over and loading starts. */
   onPhase?: (phase: 'loading' | 'materializing') => void;
+  /** Called after each step (staging a file, a check, an upsert, materializing) with its duration. */
+  onStep?: (step: string, ms: number) => void;
+  /** Parse in a worker thread (default: for bundles of WORKER_MIN_BYTES or more). */
+  parseInWorker?: boolean;
 }
+
+/** Below this, starting the parsing worker costs more than overlapping saves. */
+const WORKER_MIN_BYTES = 8 * 1024 * 1024;
 
 export function formatProblem(p: ImportProblem): string {
   return `${p.file}:${p.line}: ${p.field}: ${p.problem}`;
@@ -103,6 +112,13 @@ export async function importBundle(database: Database, dir: string, options: Imp
   const totalBytes = files.reduce((n, f) => n + f.bytes, 0);
   let doneBytes = 0;
 
+  const timed = async <T>(step: string, fn: () => Promise<T>): Promise<T> => {
+    const started = performance.now();
+    const result = await fn();
+    options.onStep?.(step, performance.now() - started);
+    return result;
+  };
+
   let counts: EntityCount[] = [];
   let dataVersion = 0;
   try {
@@ -113,66 +129,56 @@ export async function importBundle(database: Database, dir: string, options: Imp
       const customTypes = await existingCustomTypes(trx);
       for (const spec of ENTITIES) await createStagingTable(trx, spec);
 
-      for (const file of files) {
-        let bytesRead = 0;
-        const onBytes = (n: number) => {
-          bytesRead += n;
-        };
-        const reader: AsyncGenerator<RawRecord> = file.csv ? readCsv(file.path, onBytes) : readNdjson(file.path, onBytes);
-        let batch: Array<Record<string, unknown>> = [];
-        let pending: Promise<void> = Promise.resolve();
-        let lines = 0;
-        const lookup = (org: string, entity: string) => customTypes.get(`${org}|${entity}`);
-        for await (const raw of reader) {
-          lines = raw.line;
-          if ('error' in raw) {
-            problems.push({ file: file.file, line: raw.line, field: '-', problem: raw.error });
-            continue;
-          }
-          const { row, problems: found } = validateRecord(file.spec, raw.record, raw.fromCsv, lookup);
-          if (found.length) {
-            for (const p of found) problems.push({ file: file.file, line: raw.line, field: p.field, problem: p.problem });
-            continue;
-          }
-          if (file.spec.name === 'custom_fields') {
-            const k = `${row.org as string}|${row.entity as string}`;
-            if (!customTypes.has(k)) customTypes.set(k, new Map());
-            customTypes.get(k)!.set(row.key as string, row.type as CustomType);
-          }
-          row.line = raw.line;
-          batch.push(row);
-          if (batch.length >= BATCH_ROWS) {
-            // One batch in flight while the next is parsed: the database works on one
-            // while Node parses the other, and memory holds at most two batches.
-            await pending;
-            pending = insertBatch(trx, file.spec, batch);
-            pending.catch(() => undefined); // awaited above or below; this only avoids an "unhandled rejection" meanwhile
-            batch = [];
-            options.onProgress?.({ file: file.file, lines, bytes: doneBytes + Math.min(bytesRead, file.bytes), totalBytes });
-          }
-        }
-        await pending;
-        await insertBatch(trx, file.spec, batch);
-        await indexStagingTable(trx, file.spec);
+      // Files arrive in order, each as a run of chunks; each file gets one COPY into its staging table.
+      const inWorker = options.parseInWorker ?? totalBytes >= WORKER_MIN_BYTES;
+      const sources = files.map((f) => ({ entity: f.spec.name, path: f.path, csv: f.csv }));
+      let current: { index: number; writer: CopyWriter; started: number } | undefined;
+      let lastLines = 0;
+      const finishFile = async () => {
+        if (!current) return;
+        const file = files[current.index]!;
+        await current.writer.end();
+        await analyzeStagingTable(trx, file.spec);
+        options.onStep?.(`stage ${file.spec.name}`, performance.now() - current.started);
         doneBytes += file.bytes;
-        options.onProgress?.({ file: file.file, lines, bytes: doneBytes, totalBytes });
+        options.onProgress?.({ file: file.file, lines: lastLines, bytes: doneBytes, totalBytes });
+        current = undefined;
+      };
+      try {
+        for await (const { file: index, chunk } of parseBundle(sources, customTypes, inWorker)) {
+          const file = files[index]!;
+          if (current?.index !== index) {
+            await finishFile();
+            current = { index, writer: await copyInto(trx, database.engine, stagingTable(file.spec), stagingColumns(file.spec)), started: performance.now() };
+          }
+          for (const p of chunk.problems) problems.push({ file: file.file, ...p });
+          if (chunk.text) await current.writer.write(chunk.text);
+          lastLines = chunk.lines;
+          options.onProgress?.({ file: file.file, lines: chunk.lines, bytes: doneBytes + Math.min(chunk.bytes, file.bytes), totalBytes });
+        }
+        await finishFile();
+      } catch (err) {
+        // A COPY left open would hold the connection, and the rollback would wait behind it forever.
+        await current?.writer.abort();
+        throw err;
       }
 
       const present = new Set(files.map((f) => f.spec.name));
       const lineProblems: LineProblem[] = [];
-      for (const file of files) lineProblems.push(...(await checkDuplicates(trx, file.spec, KEY_LABELS[file.spec.name]!)));
-      const references = await checkReferences(trx, present);
-      lineProblems.push(...references);
-      if (present.has('accounts')) lineProblems.push(...(await checkParentCycles(trx)));
+      await timed('check duplicates', async () => {
+        for (const file of files) lineProblems.push(...(await checkDuplicates(trx, file.spec, KEY_LABELS[file.spec.name]!)));
+      });
+      lineProblems.push(...(await timed('check references', () => checkReferences(trx, present))));
+      if (present.has('accounts')) lineProblems.push(...(await timed('check parent cycles', () => checkParentCycles(trx))));
       for (const p of lineProblems) problems.push({ file: fileOf.get(p.entity)!, line: p.line, field: p.field, problem: p.problem });
       if (problems.length) throw new Rollback();
 
       options.onPhase?.('loading');
       counts = [];
-      for (const file of files) counts.push(await loadEntity(trx, file.spec));
+      for (const file of files) counts.push(await timed(`upsert ${file.spec.name}`, () => loadEntity(trx, file.spec)));
       await dropStagingTables(trx, ENTITIES);
       options.onPhase?.('materializing');
-      await materialize(trx);
+      await timed('materialize', () => materialize(trx));
       const version = await sql<{ value: string }>`update service_state set value = (value::bigint + 1)::text where key = 'data_version' returning value`.execute(trx);
       dataVersion = Number(version.rows[0]?.value ?? 0);
     });
@@ -186,6 +192,6 @@ export async function importBundle(database: Database, dir: string, options: Imp
     throw err;
   }
   // Fresh statistics for the planner after a bulk change (outside the transaction: ANALYZE is cheap and not transactional state).
-  await sql`analyze`.execute(database.db).catch(() => undefined);
+  await timed('analyze', () => sql`analyze`.execute(database.db).catch(() => undefined));
   return { ok: true, counts, dataVersion };
 }

@@ -1,13 +1,12 @@
 /**
  * Staging: valid records go into temporary tables inside the import transaction, one per
- * bundle file, with their line numbers. Reference, duplicate and cycle checks then run
- * as SQL over staging plus what the database already holds, so memory stays bounded by
- * one batch whatever the bundle's size, and the checks see exactly what will be loaded.
+ * bundle file, with their line numbers (filled by COPY: copy-into.ts). Reference,
+ * duplicate and cycle checks then run as SQL over staging plus what the database
+ * already holds, so memory stays bounded whatever the bundle's size, and the checks see
+ * exactly what will be loaded.
  */
 import { sql, type Kysely } from 'kysely';
 import { stagingType, type EntitySpec } from './bundle-spec.js';
-
-export const BATCH_ROWS = 2000;
 
 export function stagingTable(spec: EntitySpec): string {
   return `stg_${spec.name}`;
@@ -19,18 +18,13 @@ export async function createStagingTable(db: Kysely<any>, spec: EntitySpec): Pro
   await sql.raw(`create temp table ${stagingTable(spec)} (line integer not null, ${columns})`).execute(db);
 }
 
-/** Inserts one batch with a single JSON parameter (fast on both engines, no parameter limit). */
-export async function insertBatch(db: Kysely<any>, spec: EntitySpec, rows: Array<Record<string, unknown>>): Promise<void> {
-  if (!rows.length) return;
-  const table = sql.raw(stagingTable(spec));
-  await sql`insert into ${table} select * from jsonb_populate_recordset(null::${table}, ${JSON.stringify(rows)}::jsonb)`.execute(db);
-}
-
-/** Indexes the natural key so the checks and the upsert join cheaply. */
-export async function indexStagingTable(db: Kysely<any>, spec: EntitySpec): Promise<void> {
-  const t = stagingTable(spec);
-  await sql.raw(`create index ${t}_key on ${t} (${spec.key.join(', ')})`).execute(db);
-  await sql.raw(`analyze ${t}`).execute(db);
+/**
+ * Statistics for the checks and the upsert. No index: every check is one set-based pass
+ * (hash joins) over the staging table, which an index would not speed up but would cost
+ * a sort of the whole file to build.
+ */
+export async function analyzeStagingTable(db: Kysely<any>, spec: EntitySpec): Promise<void> {
+  await sql.raw(`analyze ${stagingTable(spec)}`).execute(db);
 }
 
 export async function dropStagingTables(db: Kysely<any>, specs: readonly EntitySpec[]): Promise<void> {

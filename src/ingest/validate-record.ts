@@ -3,11 +3,13 @@
  * fields (top-level and inside nested objects), missing required fields, wrong types,
  * values outside their enumeration, custom values typed by the organization's custom
  * field definitions. CSV cells (always text) are converted by the field's type here.
- * Returns the staging row (keyed by column) and every problem of the record.
+ * Returns the staging row (values in the order of the spec's fields, absent = undefined)
+ * and every problem of the record.
  *
  * This runs once per line of files with millions of lines, so each spec is compiled
  * once into a table of per-field converters, and a record is checked in one pass over
- * its own keys; nothing is allocated for a valid value but the row itself.
+ * its own keys; nothing is allocated for a valid record but its row array (an array of
+ * known length, not an object with per-record keys, which V8 handles far faster).
  */
 import { SHAREABLE_NAMES } from '../reports/catalog/account-fields.js';
 import type { EntitySpec, FieldSpec } from './bundle-spec.js';
@@ -109,6 +111,8 @@ function converter(field: FieldSpec): Convert {
 
 interface CompiledField {
   field: FieldSpec;
+  /** Position of the field (and its value in the row). */
+  index: number;
   convert: Convert;
 }
 
@@ -126,10 +130,10 @@ function compile(spec: EntitySpec): CompiledSpec {
   let compiled = compiledSpecs.get(spec);
   if (compiled) return compiled;
   const slots = new Map<string, Slot>();
-  for (const field of spec.fields) {
+  for (const [index, field] of spec.fields.entries()) {
     const dot = field.path.indexOf('.');
     if (dot < 0) {
-      slots.set(field.path, { kind: 'field', compiled: { field, convert: converter(field) } });
+      slots.set(field.path, { kind: 'field', compiled: { field, index, convert: converter(field) } });
       continue;
     }
     const name = field.path.slice(0, dot);
@@ -138,58 +142,64 @@ function compile(spec: EntitySpec): CompiledSpec {
       slot = { kind: 'object', name, members: new Map(), allowed: (spec.objects[name] ?? []).join(', ') };
       slots.set(name, slot);
     }
-    if (slot.kind === 'object') (slot.members as Map<string, CompiledField>).set(field.path.slice(dot + 1), { field, convert: converter(field) });
+    if (slot.kind === 'object') (slot.members as Map<string, CompiledField>).set(field.path.slice(dot + 1), { field, index, convert: converter(field) });
   }
   compiled = { slots, required: spec.fields.filter((f) => f.required) };
   compiledSpecs.set(spec, compiled);
   return compiled;
 }
 
-export function validateRecord(
-  spec: EntitySpec,
-  record: Record<string, unknown>,
-  fromCsv: boolean,
-  customTypes: CustomTypes,
-): { row: Record<string, unknown>; problems: FieldProblem[] } {
+/** A record's staging values by field position, and its problems (none: the record is valid). */
+export interface ValidatedRecord {
+  row: unknown[];
+  problems: FieldProblem[];
+}
+
+const NO_PROBLEMS: FieldProblem[] = [];
+
+export function validateRecord(spec: EntitySpec, record: Record<string, unknown>, fromCsv: boolean, customTypes: CustomTypes): ValidatedRecord {
   const { slots, required } = compile(spec);
-  const problems: FieldProblem[] = [];
-  const row: Record<string, unknown> = {};
-
-  const put = (c: CompiledField, value: unknown) => {
-    // null is "absent" (optional) or "missing" (required, reported below).
-    if (value === null || value === undefined) return;
-    if (c.field.type === 'custom') {
-      customValues(spec, record, value, fromCsv, customTypes, row, c.field.column, problems);
-      return;
-    }
-    const r = c.convert(value, fromCsv);
-    if (r instanceof Bad) problems.push({ field: c.field.path, problem: r.problem });
-    else row[c.field.column] = r;
-  };
-
+  const out: ValidatedRecord = { row: new Array(spec.fields.length), problems: NO_PROBLEMS };
   for (const key in record) {
     const value = record[key];
     const slot = slots.get(key);
     if (!slot) {
-      problems.push({ field: key, problem: 'unknown field' });
+      problem(out, key, 'unknown field');
     } else if (slot.kind === 'field') {
-      put(slot.compiled, value);
+      put(spec, record, fromCsv, customTypes, out, slot.compiled, value);
     } else if (value !== null && value !== undefined) {
       if (typeof value !== 'object' || Array.isArray(value)) {
-        problems.push({ field: key, problem: `must be an object with ${slot.allowed}, got ${describe(value)}` });
+        problem(out, key, `must be an object with ${slot.allowed}, got ${describe(value)}`);
         continue;
       }
       for (const sub in value as Record<string, unknown>) {
         const member = slot.members.get(sub);
-        if (member) put(member, (value as Record<string, unknown>)[sub]);
-        else problems.push({ field: `${key}.${sub}`, problem: 'unknown field' });
+        if (member) put(spec, record, fromCsv, customTypes, out, member, (value as Record<string, unknown>)[sub]);
+        else problem(out, `${key}.${sub}`, 'unknown field');
       }
     }
   }
   for (const field of required) {
-    if (record[field.path] === undefined || record[field.path] === null) problems.push({ field: field.path, problem: 'missing required field' });
+    if (record[field.path] === undefined || record[field.path] === null) problem(out, field.path, 'missing required field');
   }
-  return { row, problems };
+  return out;
+}
+
+function problem(out: ValidatedRecord, field: string, text: string): void {
+  if (out.problems === NO_PROBLEMS) out.problems = [];
+  out.problems.push({ field, problem: text });
+}
+
+function put(spec: EntitySpec, record: Record<string, unknown>, fromCsv: boolean, customTypes: CustomTypes, out: ValidatedRecord, c: CompiledField, value: unknown): void {
+  // null is "absent" (optional) or "missing" (required, reported by validateRecord).
+  if (value === null || value === undefined) return;
+  if (c.field.type === 'custom') {
+    customValues(spec, record, value, fromCsv, customTypes, out, c.index);
+    return;
+  }
+  const r = c.convert(value, fromCsv);
+  if (r instanceof Bad) problem(out, c.field.path, r.problem);
+  else out.row[c.index] = r;
 }
 
 /**
@@ -203,34 +213,33 @@ function customValues(
   value: unknown,
   text: boolean,
   customTypes: CustomTypes,
-  row: Record<string, unknown>,
-  column: string,
-  problems: FieldProblem[],
+  out: ValidatedRecord,
+  index: number,
 ): void {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    problems.push({ field: 'custom', problem: `must be an object, got ${describe(value)}` });
+    problem(out, 'custom', `must be an object, got ${describe(value)}`);
     return;
   }
   const org = typeof record.org === 'string' ? record.org.toLowerCase() : '';
   const types = spec.customEntity ? customTypes(org, spec.customEntity) : undefined;
   if (!types) {
-    row[column] = value;
+    out.row[index] = value;
     return;
   }
-  const out: Record<string, unknown> = {};
+  const typed: Record<string, unknown> = {};
   let ok = true;
   for (const key in value as Record<string, unknown>) {
     const v = (value as Record<string, unknown>)[key];
     const type = types.get(key);
     if (v === null || !type) {
-      out[key] = v;
+      typed[key] = v;
       continue;
     }
     const r = scalar(type === 'currency' ? 'number' : type, v, text);
     if (r instanceof Bad) {
-      problems.push({ field: `custom.${key}`, problem: `${r.problem} (custom field of type ${type})` });
+      problem(out, `custom.${key}`, `${r.problem} (custom field of type ${type})`);
       ok = false;
-    } else out[key] = r;
+    } else typed[key] = r;
   }
-  if (ok) row[column] = out;
+  if (ok) out.row[index] = typed;
 }
