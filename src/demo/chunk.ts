@@ -15,16 +15,22 @@
  * Lines are built by hand (json-lines.ts explains the rules): text that can hold a quote
  * or a backslash is escaped once, where it is made (`nameJson` of an account), and the
  * rest comes from the word lists.
+ *
+ * Speed (millions of rows): encoding a line costs about as much per piece it is
+ * concatenated from as per byte, so what does not change from row to row is concatenated
+ * once, in advance: `,"key":value` fragments of the word-list entries (a place's city,
+ * state and country, an industry, an owner object) and of the few values a field takes.
+ * Rows are written straight from local values, without an intermediate record object.
  */
 import type { CompanyNames } from './company-names.js';
-import type { CustomFieldDef, OrgDef, TenantDef } from './cast.js';
+import { ACCOUNT_SHARE_NAMES, type CustomFieldDef, type OrgDef, type TenantDef } from './cast.js';
 import { DAY, HISTORY_DAYS, REFERENCE_DATE } from './dates.js';
 import { jsonString, type JsonLines } from './json-lines.js';
 import { fill, type Rep } from './people.js';
 import { Rng } from './random.js';
 import {
   ACCOUNT_DIVISIONS, EDUCATION_INDUSTRY, FRENCH_STREETS, GERMAN_STREETS, INDUSTRIES, OPEN_STAGES, OPPORTUNITY_TYPES, PLACES,
-  STREET_NAMES, STREET_SUFFIXES, SUBSIDIARY_QUALIFIERS, type Industry, type Place,
+  STREET_NAMES, STREET_SUFFIXES, SUBSIDIARY_QUALIFIERS,
 } from './vocabulary.js';
 
 export const ACCOUNTS_PER_CHUNK = 5;
@@ -47,6 +53,10 @@ const EVENT_KINDS: ReadonlyArray<readonly [string, string, number]> = [
   ['CRM_UPDATE', 'FIELD_CHANGED', 10], ['CRM_UPDATE', 'NOTE_ADDED', 6], ['CO_SELL', 'MEETING_BOOKED', 6], ['CO_SELL', 'DEAL_REGISTERED', 4],
 ];
 const EVENT_KIND_WEIGHTS = EVENT_KINDS.map((k) => k[2]);
+const EVENT_KIND_FRAGMENTS = EVENT_KINDS.map(([type, subtype]) => flat(`,"eventTypeCode":"${type}","eventSubtypeCode":"${subtype}"`));
+const SALESFORCE = ',"eventSource":"Salesforce"';
+const HUBSPOT = ',"eventSource":"HubSpot"';
+const PARTNER_REPORTS = ',"eventSource":"Partner Reports"';
 const EVENT_MODE_WEIGHTS = [60, 15, 15, 10];
 const LIST_NAMES = ['Q4 expansion targets', 'Shared customers', 'EMEA whitespace', 'Renewals at risk', 'Net-new logos', 'Top 50 overlaps', 'Healthcare overlap'];
 const FIELD_NAMES = ['Partner of Record', 'Partner Influence', 'Co-Sell Stage', 'Referral Source'];
@@ -59,7 +69,6 @@ const NOTES_JSON = [
   '=HYPERLINK("https://example.com","open")',
   'Zoë from the partner team will join the call.',
 ].map(jsonString);
-const PARTNER_PROSPECT_TYPES = ['Prospect', 'Prospect', 'Partner Prospect'];
 const OPPORTUNITY_TYPE_WEIGHTS = [50, 30, 20];
 
 export interface ChunkOutput {
@@ -88,9 +97,11 @@ interface AccountStub {
   nameJson: string;
   parent: number;
   root: number;
-  industry: Industry;
+  /** Index into INDUSTRIES. */
+  industry: number;
   website: string | undefined;
-  place: Place;
+  /** Index into PLACES. */
+  place: number;
   rep: Rep;
   special: boolean;
   openCount: number;
@@ -110,99 +121,64 @@ interface OpportunityStub {
   created: number;
 }
 
-/** One line of accounts.ndjson; `undefined` fields are left out. */
-interface AccountRow {
-  org: string;
-  crmAccountId: string;
-  /** The name as an escaped JSON string body (no quotes). */
-  nameJson: string;
-  accountType: string | undefined;
-  parentCrmAccountId: string | undefined;
-  street: string | undefined;
-  city: string | undefined;
-  state: string | undefined;
-  zipCode: string | undefined;
-  country: string | undefined;
-  website: string | undefined;
-  industry: string | undefined;
-  territory: string | undefined;
-  divisions: string | undefined;
-  numberOfEmployees: number | undefined;
-  annualRevenue: number | undefined;
-  accountAcv: number | undefined;
-  openPipelineAmount: number | undefined;
-  openOppCount: number | undefined;
-  closedOppCount: number | undefined;
-  closedWonOppCount: number | undefined;
-  isCustomer: boolean | undefined;
-  sicCode: string | undefined;
-  naicsCode: string | undefined;
-  ncesId: string | undefined;
-  dunsNumber: string | undefined;
-  taxId: string | undefined;
-  phoneNumber: string | undefined;
-  owner: object | undefined;
-  customOwner: object | undefined;
-  recentOpenOppDate: number | undefined;
-  recentClosedOppDate: number | undefined;
-  /** `,"custom":{...}` or ''. */
-  custom: string;
-}
-
-/** Owner and user objects are shared by many rows: each is encoded once. */
-const encoded = new WeakMap<object, string>();
-function enc(o: object): string {
-  let e = encoded.get(o);
-  if (e === undefined) {
-    e = JSON.stringify(o);
-    encoded.set(o, e);
+/** Owner and user objects are shared by many rows: each `,"key":{...}` fragment is encoded once. */
+class ObjectFragments {
+  private readonly encoded = new WeakMap<object, string>();
+  constructor(private readonly prefix: string) {}
+  get(o: object): string {
+    let e = this.encoded.get(o);
+    if (e === undefined) {
+      e = flat(this.prefix + JSON.stringify(o));
+      this.encoded.set(o, e);
+    }
+    return e;
   }
-  return e;
+}
+const OWNER = new ObjectFragments(',"owner":');
+const CUSTOM_OWNER = new ObjectFragments(',"customOwner":');
+const USER = new ObjectFragments(',"user":');
+
+/**
+ * `s` as one flat string. A string concatenated from pieces stays a tree of them (V8 cons
+ * strings) until it is read; writing a line copies every piece of every fragment it holds,
+ * so a fragment used in many lines is worth making one piece once.
+ */
+export function flat(s: string): string {
+  return JSON.parse(JSON.stringify(s)) as string;
 }
 
-// Pieces of hand-built lines. `prefix` is `,"key":` (and the opening quote for `word`);
-// an absent value leaves the field out.
-/** A string from the word lists or built from them: no escaping needed. */
-const word = (prefix: string, v: string | undefined) => (v === undefined ? '' : prefix + v + '"');
-/** A number, a boolean or encoded JSON. */
-const raw = (prefix: string, v: number | boolean | string | undefined) => (v === undefined ? '' : prefix + v);
-const object = (prefix: string, v: object | undefined) => (v === undefined ? '' : prefix + enc(v));
+/** `,"key":"value"` for each value of a word list. */
+const fragments = (key: string, values: readonly string[]) => values.map((v) => flat(`,"${key}":"${v}"`));
+// Places and industries are drawn as indexes into PLACES and INDUSTRIES; these fragments are indexed alike.
+/** `,"city":…,"state":…,"country":…` of each place (no state where addresses have none). */
+const PLACE_LOCATION = PLACES.map((p) => flat(`,"city":"${p.city}"${p.state === undefined ? '' : `,"state":"${p.state}"`},"country":"${p.country}"`));
+const PLACE_TERRITORY = PLACES.map((p) => flat(`,"territory":"${p.territory}"`));
+const INDUSTRY_NAME = fragments('industry', INDUSTRIES.map((i) => i.name));
+const INDUSTRY_SIC = fragments('sicCode', INDUSTRIES.map((i) => i.sic));
+const INDUSTRY_NAICS = fragments('naicsCode', INDUSTRIES.map((i) => i.naics));
+const DIVISIONS = fragments('divisions', ACCOUNT_DIVISIONS);
+const CUSTOMER_TYPE = ',"accountType":"Customer"';
+const PROSPECT_TYPE = ',"accountType":"Prospect"';
+const PARTNER_PROSPECT_TYPES = fragments('accountType', ['Prospect', 'Prospect', 'Partner Prospect']);
+/** `,"stageName":…` and the probability of each open stage, and of the closed ones. */
+const OPEN_STAGE_FRAGMENTS = OPEN_STAGES.map(([name, p]) => [flat(`,"stageName":"${name}"`), p] as const);
+const CLOSED_WON = [',"stageName":"Closed Won"', 100] as const;
+const CLOSED_LOST = [',"stageName":"Closed Lost"', 0] as const;
+const OPPORTUNITY_TYPE = fragments('opportunityType', OPPORTUNITY_TYPES);
+/** What an opportunity's type adds to its name (`<account> - <product> Renewal`). */
+const OPPORTUNITY_NAME_SUFFIX = OPPORTUNITY_TYPES.map((t) => (t === 'New Business' ? '' : flat(` ${t}`)));
 
-function writeAccount(w: JsonLines, a: AccountRow): void {
-  w.line(
-    `{"org":"${a.org}","crmAccountId":"${a.crmAccountId}","name":"${a.nameJson}"` +
-      word(',"accountType":"', a.accountType) +
-      word(',"parentCrmAccountId":"', a.parentCrmAccountId) +
-      word(',"street":"', a.street) +
-      word(',"city":"', a.city) +
-      word(',"state":"', a.state) +
-      word(',"zipCode":"', a.zipCode) +
-      word(',"country":"', a.country) +
-      word(',"website":"', a.website) +
-      word(',"industry":"', a.industry) +
-      word(',"territory":"', a.territory) +
-      word(',"divisions":"', a.divisions) +
-      raw(',"numberOfEmployees":', a.numberOfEmployees) +
-      raw(',"annualRevenue":', a.annualRevenue) +
-      raw(',"accountAcv":', a.accountAcv) +
-      raw(',"openPipelineAmount":', a.openPipelineAmount) +
-      raw(',"openOppCount":', a.openOppCount) +
-      raw(',"closedOppCount":', a.closedOppCount) +
-      raw(',"closedWonOppCount":', a.closedWonOppCount) +
-      raw(',"isCustomer":', a.isCustomer) +
-      word(',"sicCode":"', a.sicCode) +
-      word(',"naicsCode":"', a.naicsCode) +
-      word(',"ncesId":"', a.ncesId) +
-      word(',"dunsNumber":"', a.dunsNumber) +
-      word(',"taxId":"', a.taxId) +
-      word(',"phoneNumber":"', a.phoneNumber) +
-      object(',"owner":', a.owner) +
-      object(',"customOwner":', a.customOwner) +
-      raw(',"recentOpenOppDate":', a.recentOpenOppDate) +
-      raw(',"recentClosedOppDate":', a.recentClosedOppDate) +
-      a.custom +
-      '}',
-  );
+/** The account fields a partner's sheet carries, as flags (looked up once per partner, not per field and row). */
+type SheetFlags = Record<(typeof ACCOUNT_SHARE_NAMES)[number], boolean>;
+const sheetFlags = new WeakMap<OrgDef, SheetFlags>();
+function flagsOf(partner: OrgDef): SheetFlags {
+  let flags = sheetFlags.get(partner);
+  if (flags === undefined) {
+    const sheet = partner.sheet;
+    flags = Object.fromEntries(ACCOUNT_SHARE_NAMES.map((f) => [f, sheet === undefined || sheet.has(f)])) as SheetFlags;
+    sheetFlags.set(partner, flags);
+  }
+  return flags;
 }
 
 const pad = (n: number) => String(n).padStart(7, '0');
@@ -212,8 +188,8 @@ function logUniform(rng: Rng, min: number, max: number): number {
   return min * Math.exp(rng.float() * Math.log(max / min));
 }
 
-function street(rng: Rng, place: Place): string {
-  switch (place.street) {
+function street(rng: Rng, place: number): string {
+  switch (PLACES[place]!.street) {
     case 'de':
       return `${rng.pick(GERMAN_STREETS)} ${rng.between(1, 180)}`;
     case 'fr':
@@ -271,61 +247,58 @@ function customJson(rng: Rng, defs: readonly CustomFieldDef[], presence: number,
  * `src`, with the fields of the partner's sheet (all of them for a full CRM sync).
  */
 function writePartnerAccount(rng: Rng, w: JsonLines, partner: OrgDef, id: string, nameJson: string, src: AccountStub | undefined, parent: string | undefined): void {
-  const sheet = partner.sheet;
-  const has = (field: string) => sheet === undefined || sheet.has(field);
-  let place = rng.pick(PLACES);
-  let city: string = place.city;
-  let state: string | undefined = place.state;
-  let country: string = place.country;
+  const has = flagsOf(partner);
+  let place = rng.int(PLACES.length);
+  let lower = false;
   if (src && rng.chance(0.35)) {
     // Same location as the tenant's account, sometimes written differently (mapByLocations compares case-insensitively).
     place = src.place;
-    const lower = rng.chance(0.25);
-    city = lower ? place.city.toLowerCase() : place.city;
-    state = lower ? place.state?.toLowerCase() : place.state;
-    country = lower ? place.country.toLowerCase() : place.country;
+    lower = rng.chance(0.25);
   }
-  const industry = src && rng.chance(0.7) ? src.industry : rng.pick(INDUSTRIES);
+  const { city, state, country, zip, phone } = PLACES[place]!;
+  const industry = src && rng.chance(0.7) ? src.industry : rng.int(INDUSTRIES.length);
   const employees = Math.round(logUniform(rng, 10, 120_000));
   const openCount = rng.between(0, 5);
   const closedCount = rng.between(0, 8);
   const wonCount = rng.between(0, closedCount);
   const isCustomer = wonCount > 0;
-  writeAccount(w, {
-    org: partner.publicId,
-    crmAccountId: id,
-    nameJson,
-    accountType: has('accountType') ? (isCustomer ? 'Customer' : rng.pick(PARTNER_PROSPECT_TYPES)) : undefined,
-    parentCrmAccountId: parent,
-    street: has('street') && rng.chance(0.85) ? street(rng, place) : undefined,
-    city: has('city') ? city : undefined,
-    state: has('state') ? state : undefined,
-    zipCode: has('zipCode') && rng.chance(0.85) ? fill(rng, place.zip) : undefined,
-    country: has('country') ? country : undefined,
-    website: has('website') ? src?.website ?? (rng.chance(0.6) ? `www.${id.toLowerCase()}.example` : undefined) : undefined,
-    industry: has('industry') ? industry.name : undefined,
-    territory: has('territory') ? place.territory : undefined,
-    divisions: has('divisions') && rng.chance(0.7) ? rng.pick(ACCOUNT_DIVISIONS) : undefined,
-    numberOfEmployees: has('numberOfEmployees') ? employees : undefined,
-    annualRevenue: has('annualRevenue') && rng.chance(0.85) ? Math.round((employees * rng.between(80, 400)) / 10) * 10_000 : undefined,
-    accountAcv: has('accountAcv') ? (isCustomer ? rng.between(50, 5000) * 100 : 0) : undefined,
-    openPipelineAmount: has('openPipelineAmount') ? (openCount ? rng.between(50, 9000) * 100 : 0) : undefined,
-    openOppCount: has('openOppCount') ? openCount : undefined,
-    closedOppCount: has('closedOppCount') ? closedCount : undefined,
-    closedWonOppCount: has('closedWonOppCount') ? wonCount : undefined,
-    isCustomer: has('isCustomer') ? isCustomer : undefined,
-    sicCode: has('sicCode') && rng.chance(0.8) ? industry.sic : undefined,
-    naicsCode: has('naicsCode') && rng.chance(0.8) ? industry.naics : undefined,
-    ncesId: has('ncesId') && industry === INDUSTRIES[EDUCATION_INDUSTRY] ? rng.digits(12) : undefined,
-    dunsNumber: has('dunsNumber') && rng.chance(0.7) ? rng.digits(9) : undefined,
-    taxId: has('taxId') && rng.chance(0.5) ? taxId(rng, place.country) : undefined,
-    phoneNumber: has('phoneNumber') && rng.chance(0.9) ? fill(rng, place.phone) : undefined,
-    owner: has('owner') && rng.chance(0.95) ? rng.pick(partner.reps).account : undefined,
-    customOwner: has('customOwner') && rng.chance(0.5) ? rng.pick(partner.csms) : undefined,
-    recentOpenOppDate: has('recentOpenOppDate') && openCount ? REFERENCE_DATE - rng.int(120 * DAY) : undefined,
-    recentClosedOppDate: has('recentClosedOppDate') && closedCount ? REFERENCE_DATE - rng.int(HISTORY_DAYS * DAY) : undefined,
-    custom: customJson(rng, partner.accountCustom, 0.8),
-  });
+  let line = `{"org":"${partner.publicId}","crmAccountId":"${id}","name":"${nameJson}"`;
+  if (has.accountType) line += isCustomer ? CUSTOMER_TYPE : rng.pick(PARTNER_PROSPECT_TYPES);
+  if (parent !== undefined) line += `,"parentCrmAccountId":"${parent}"`;
+  if (has.street && rng.chance(0.85)) line += `,"street":"${street(rng, place)}"`;
+  if (has.city && has.state && has.country && !lower) line += PLACE_LOCATION[place]!;
+  else {
+    if (has.city) line += `,"city":"${lower ? city.toLowerCase() : city}"`;
+    if (has.state && state !== undefined) line += `,"state":"${lower ? state.toLowerCase() : state}"`;
+    if (has.country) line += `,"country":"${lower ? country.toLowerCase() : country}"`;
+  }
+  if (has.zipCode && rng.chance(0.85)) line += `,"zipCode":"${fill(rng, zip)}"`;
+  if (has.website) {
+    const website = src?.website ?? (rng.chance(0.6) ? `www.${id.toLowerCase()}.example` : undefined);
+    if (website !== undefined) line += `,"website":"${website}"`;
+  }
+  if (has.industry) line += INDUSTRY_NAME[industry]!;
+  if (has.territory) line += PLACE_TERRITORY[place]!;
+  if (has.divisions && rng.chance(0.7)) line += rng.pick(DIVISIONS);
+  if (has.numberOfEmployees) line += `,"numberOfEmployees":${employees}`;
+  if (has.annualRevenue && rng.chance(0.85)) line += `,"annualRevenue":${Math.round((employees * rng.between(80, 400)) / 10) * 10_000}`;
+  if (has.accountAcv) line += `,"accountAcv":${isCustomer ? rng.between(50, 5000) * 100 : 0}`;
+  if (has.openPipelineAmount) line += `,"openPipelineAmount":${openCount ? rng.between(50, 9000) * 100 : 0}`;
+  if (has.openOppCount) line += `,"openOppCount":${openCount}`;
+  if (has.closedOppCount) line += `,"closedOppCount":${closedCount}`;
+  if (has.closedWonOppCount) line += `,"closedWonOppCount":${wonCount}`;
+  if (has.isCustomer) line += isCustomer ? ',"isCustomer":true' : ',"isCustomer":false';
+  if (has.sicCode && rng.chance(0.8)) line += INDUSTRY_SIC[industry]!;
+  if (has.naicsCode && rng.chance(0.8)) line += INDUSTRY_NAICS[industry]!;
+  if (has.ncesId && industry === EDUCATION_INDUSTRY) line += `,"ncesId":"${rng.digits(12)}"`;
+  if (has.dunsNumber && rng.chance(0.7)) line += `,"dunsNumber":"${rng.digits(9)}"`;
+  if (has.taxId && rng.chance(0.5)) line += `,"taxId":"${taxId(rng, country)}"`;
+  if (has.phoneNumber && rng.chance(0.9)) line += `,"phoneNumber":"${fill(rng, phone)}"`;
+  if (has.owner && rng.chance(0.95)) line += OWNER.get(rng.pick(partner.reps).account);
+  if (has.customOwner && rng.chance(0.5)) line += CUSTOM_OWNER.get(rng.pick(partner.csms));
+  if (has.recentOpenOppDate && openCount) line += `,"recentOpenOppDate":${REFERENCE_DATE - rng.int(120 * DAY)}`;
+  if (has.recentClosedOppDate && closedCount) line += `,"recentClosedOppDate":${REFERENCE_DATE - rng.int(HISTORY_DAYS * DAY)}`;
+  w.line(line + customJson(rng, partner.accountCustom, 0.8) + '}');
 }
 
 /** How a partner names a company it shares with the tenant: mostly the same, sometimes in other letter case. */
@@ -365,7 +338,7 @@ export function writeChunk(run: TenantRun, c: number, out: ChunkOutput): void {
     // Names that differ only in letter case (and their subsidiaries) are never re-cased by partners: see partnerNameJson.
     const special = parent >= 0 ? stubs[parent]!.special : n < tenant.specialNames.length;
     let name: string;
-    let industry: Industry;
+    let industry: number;
     let website: string | undefined;
     if (parent >= 0) {
       const p = stubs[parent]!;
@@ -374,17 +347,21 @@ export function writeChunk(run: TenantRun, c: number, out: ChunkOutput): void {
       website = rng.chance(0.5) ? p.website : undefined;
     } else if (special) {
       name = tenant.specialNames[n]!;
-      industry = rng.pick(INDUSTRIES);
+      industry = rng.int(INDUSTRIES.length);
       website = `www.${name.normalize('NFD').replace(/[^A-Za-z0-9]/g, '').toLowerCase()}.example`;
     } else {
       const company = run.names.get(run.nameBase + n);
       name = company.name;
-      industry = company.industry;
+      industry = company.industryIndex;
       website = rng.chance(0.92) ? company.website : undefined;
     }
+    // The name and the web site go into several lines each (the account's, its opportunities', events', partners' records).
+    const nameJson = flat(special ? jsonString(name).slice(1, -1) : name);
+    if (!special) name = nameJson;
+    if (website !== undefined) website = flat(website);
     stubs.push({
-      id: `${org.code}-A${pad(n + 1)}`, name, nameJson: special ? jsonString(name).slice(1, -1) : name, parent,
-      root: parent >= 0 ? stubs[parent]!.root : s, industry, website, place: rng.pick(PLACES), rep: rng.pick(org.reps), special,
+      id: `${org.code}-A${pad(n + 1)}`, name, nameJson, parent,
+      root: parent >= 0 ? stubs[parent]!.root : s, industry, website, place: rng.int(PLACES.length), rep: rng.pick(org.reps), special,
       openCount: 0, closedCount: 0, wonCount: 0, openPipeline: 0, wonAmount: 0, recentOpen: undefined, recentClosed: undefined, partners: [],
     });
   }
@@ -401,26 +378,23 @@ export function writeChunk(run: TenantRun, c: number, out: ChunkOutput): void {
     const age = (REFERENCE_DATE - created) / DAY;
     const isClosed = rng.chance(age > 180 ? 0.85 : age > 60 ? 0.5 : 0.15);
     const isWon = isClosed && rng.chance(0.45);
-    const [stageName, probability] = isClosed ? (isWon ? ['Closed Won', 100] : ['Closed Lost', 0]) : rng.pick(OPEN_STAGES);
+    const [stage, probability] = isClosed ? (isWon ? CLOSED_WON : CLOSED_LOST) : rng.pick(OPEN_STAGE_FRAGMENTS);
     const amount = rng.chance(0.03) ? undefined : Math.round(logUniform(rng, 50, 5000)) * 100;
     const closeDate = isClosed
       ? created + Math.floor((REFERENCE_DATE - created) * (0.2 + 0.8 * rng.float()))
       : REFERENCE_DATE + rng.between(-20, 180) * DAY;
     const lastModifiedDate = isClosed ? Math.min(REFERENCE_DATE, closeDate + rng.int(3 * DAY)) : created + rng.int(REFERENCE_DATE - created + 1);
-    const opportunityType = OPPORTUNITY_TYPES[rng.weighted(OPPORTUNITY_TYPE_WEIGHTS)]!;
+    const type = rng.weighted(OPPORTUNITY_TYPE_WEIGHTS);
     const product = rng.pick(tenant.products);
     const owner = rng.chance(0.7) ? a.rep : rng.pick(org.reps);
-    out.opportunities.line(
-      `{"org":"${orgId}","crmOpportunityId":"${id}","crmAccountId":"${a.id}"` +
-        `,"name":"${a.nameJson} - ${product}${opportunityType === 'New Business' ? '' : ` ${opportunityType}`}","createdDate":${created}` +
-        raw(',"amount":', amount) +
-        `,"stageName":"${stageName}","closeDate":${closeDate},"isWon":${isWon},"isClosed":${isClosed},"opportunityType":"${opportunityType}"` +
-        object(',"owner":', rng.chance(0.97) ? owner.opportunity : undefined) +
-        `,"lastModifiedDate":${lastModifiedDate},"probability":${probability}` +
-        raw(',"expectedRevenue":', amount === undefined ? undefined : (amount * probability) / 100) +
-        customJson(rng, org.opportunityCustom, 0.85) +
-        '}',
-    );
+    let line =
+      `{"org":"${orgId}","crmOpportunityId":"${id}","crmAccountId":"${a.id}","name":"${a.nameJson} - ${product}${OPPORTUNITY_NAME_SUFFIX[type]}","createdDate":${created}`;
+    if (amount !== undefined) line += `,"amount":${amount}`;
+    line += `${stage},"closeDate":${closeDate}${isClosed ? (isWon ? ',"isWon":true,"isClosed":true' : ',"isWon":false,"isClosed":true') : ',"isWon":false,"isClosed":false'}${OPPORTUNITY_TYPE[type]}`;
+    if (rng.chance(0.97)) line += OWNER.get(owner.opportunity);
+    line += `,"lastModifiedDate":${lastModifiedDate},"probability":${probability}`;
+    if (amount !== undefined) line += `,"expectedRevenue":${(amount * probability) / 100}`;
+    out.opportunities.line(line + customJson(rng, org.opportunityCustom, 0.85) + '}');
     opportunities.push({ id, slot, created });
     if (isClosed) {
       a.closedCount++;
@@ -439,46 +413,43 @@ export function writeChunk(run: TenantRun, c: number, out: ChunkOutput): void {
   for (let s = 0; s < ACCOUNTS_PER_CHUNK; s++) {
     const a = stubs[s]!;
     const place = a.place;
+    const { zip, phone, country } = PLACES[place]!;
     const isCustomer = a.wonCount > 0 || rng.chance(0.08);
     const employees = rng.chance(0.95) ? Math.round(logUniform(rng, 5, 250_000)) : undefined;
     // One formula-like value for the CSV injection guard to neutralize.
     const formula = a.special && a.parent < 0 && a.name.startsWith('Back') ? (['tier', '=SUM(A1:A9)'] as const) : undefined;
     const custom = customJson(rng, org.accountCustom, 0.85, formula);
-    writeAccount(out.accounts, {
-      org: orgId,
-      crmAccountId: a.id,
-      nameJson: a.nameJson,
-      accountType: rng.chance(0.95) ? (isCustomer ? 'Customer' : 'Prospect') : undefined,
-      parentCrmAccountId: a.parent >= 0 ? stubs[a.parent]!.id : undefined,
-      street: rng.chance(0.9) ? street(rng, place) : undefined,
-      city: place.city,
-      state: place.state,
-      zipCode: rng.chance(0.9) ? fill(rng, place.zip) : undefined,
-      country: place.country,
-      website: a.website,
-      industry: a.industry.name,
-      territory: rng.chance(0.95) ? place.territory : undefined,
-      divisions: rng.pick(ACCOUNT_DIVISIONS),
-      numberOfEmployees: employees,
-      annualRevenue: employees !== undefined && rng.chance(0.9) ? Math.round((employees * rng.between(80, 400)) / 10) * 10_000 : undefined,
-      accountAcv: a.wonAmount > 0 ? a.wonAmount : isCustomer ? rng.between(100, 3000) * 100 : rng.chance(0.5) ? 0 : undefined,
-      openPipelineAmount: a.openPipeline,
-      openOppCount: a.openCount,
-      closedOppCount: a.closedCount,
-      closedWonOppCount: a.wonCount,
-      isCustomer,
-      sicCode: rng.chance(0.85) ? a.industry.sic : undefined,
-      naicsCode: rng.chance(0.85) ? a.industry.naics : undefined,
-      ncesId: a.industry === INDUSTRIES[EDUCATION_INDUSTRY] ? rng.digits(12) : undefined,
-      dunsNumber: rng.chance(0.8) ? rng.digits(9) : undefined,
-      taxId: rng.chance(0.7) ? taxId(rng, place.country) : undefined,
-      phoneNumber: rng.chance(0.95) ? fill(rng, place.phone) : undefined,
-      owner: rng.chance(0.97) ? a.rep.account : undefined,
-      customOwner: rng.chance(0.6) ? rng.pick(org.csms) : undefined,
-      recentOpenOppDate: a.recentOpen,
-      recentClosedOppDate: a.recentClosed,
-      custom: rng.chance(0.97) ? custom : '',
-    });
+    let line = `{"org":"${orgId}","crmAccountId":"${a.id}","name":"${a.nameJson}"`;
+    if (rng.chance(0.95)) line += isCustomer ? CUSTOMER_TYPE : PROSPECT_TYPE;
+    if (a.parent >= 0) line += `,"parentCrmAccountId":"${stubs[a.parent]!.id}"`;
+    if (rng.chance(0.9)) line += `,"street":"${street(rng, place)}"`;
+    line += PLACE_LOCATION[place]!;
+    if (rng.chance(0.9)) line += `,"zipCode":"${fill(rng, zip)}"`;
+    if (a.website !== undefined) line += `,"website":"${a.website}"`;
+    line += INDUSTRY_NAME[a.industry]!;
+    if (rng.chance(0.95)) line += PLACE_TERRITORY[place]!;
+    line += rng.pick(DIVISIONS);
+    if (employees !== undefined) {
+      line += `,"numberOfEmployees":${employees}`;
+      if (rng.chance(0.9)) line += `,"annualRevenue":${Math.round((employees * rng.between(80, 400)) / 10) * 10_000}`;
+    }
+    const acv = a.wonAmount > 0 ? a.wonAmount : isCustomer ? rng.between(100, 3000) * 100 : rng.chance(0.5) ? 0 : undefined;
+    if (acv !== undefined) line += `,"accountAcv":${acv}`;
+    line +=
+      `,"openPipelineAmount":${a.openPipeline},"openOppCount":${a.openCount},"closedOppCount":${a.closedCount},"closedWonOppCount":${a.wonCount}` +
+      (isCustomer ? ',"isCustomer":true' : ',"isCustomer":false');
+    if (rng.chance(0.85)) line += INDUSTRY_SIC[a.industry]!;
+    if (rng.chance(0.85)) line += INDUSTRY_NAICS[a.industry]!;
+    if (a.industry === EDUCATION_INDUSTRY) line += `,"ncesId":"${rng.digits(12)}"`;
+    if (rng.chance(0.8)) line += `,"dunsNumber":"${rng.digits(9)}"`;
+    if (rng.chance(0.7)) line += `,"taxId":"${taxId(rng, country)}"`;
+    if (rng.chance(0.95)) line += `,"phoneNumber":"${fill(rng, phone)}"`;
+    if (rng.chance(0.97)) line += OWNER.get(a.rep.account);
+    if (rng.chance(0.6)) line += CUSTOM_OWNER.get(rng.pick(org.csms));
+    if (a.recentOpen !== undefined) line += `,"recentOpenOppDate":${a.recentOpen}`;
+    if (a.recentClosed !== undefined) line += `,"recentClosedOppDate":${a.recentClosed}`;
+    if (rng.chance(0.97)) line += custom;
+    out.accounts.line(line + '}');
   }
 
   // Matches with partners and the partners' own records of those accounts.
@@ -547,7 +518,8 @@ export function writeChunk(run: TenantRun, c: number, out: ChunkOutput): void {
     const a = stubs[slot]!;
     const r = rng.float();
     const partner = r < 0.04 ? rng.pick(tenant.inactive) : a.partners.length > 0 && r < 0.84 ? rng.pick(a.partners) : tenant.connected[rng.weighted(tenant.connectedWeights)]!;
-    const [type, subtype] = EVENT_KINDS[rng.weighted(EVENT_KIND_WEIGHTS)]!;
+    const kind = rng.weighted(EVENT_KIND_WEIGHTS);
+    const [type, subtype] = EVENT_KINDS[kind]!;
     const crm = type === 'CRM_UPDATE';
     const source = crm ? (rng.chance(0.6) ? 'Salesforce' : 'HubSpot') : 'Partner Reports';
     const user = crm ? a.rep.person : rng.pick(org.actors);
@@ -588,33 +560,50 @@ export function writeChunk(run: TenantRun, c: number, out: ChunkOutput): void {
         eventName = `Deal registration from ${partner.name}`;
         eventDescription = `${partner.name} registered a deal on ${a.nameJson}.`;
     }
-    const sourceLink = rng.chance(0.1)
-      ? undefined
-      : source === 'Salesforce'
-        ? `https://${tenant.crmHost}/lightning/r/Account/${a.id}/view`
-        : source === 'HubSpot'
-          ? `https://app.hubspot.example/contacts/${rng.digits(7)}/record/0-2/${rng.digits(10)}`
-          : `https://app.partner-reports.example/${type === 'ACTION_LIST' ? 'action-lists' : type === 'WORKFLOW' ? 'workflows' : 'co-sell'}/${eventId}`;
-    let custom = '';
-    if (rng.chance(0.9)) {
-      custom =
-        word(',"campaignId":"', rng.chance(0.5) ? `CMP-${2025 + rng.int(2)}-${rng.digits(3)}` : undefined) +
-        word(',"leadId":"', rng.chance(0.25) ? `00Q${rng.digits(12)}` : undefined) +
-        word(',"contactId":"', rng.chance(0.35) ? `003${rng.digits(12)}` : undefined) +
-        word(',"opportunityId":"', linked && rng.chance(0.5) ? opp.id : undefined) +
-        word(',"detail1":"', rng.chance(0.3) ? (type === 'ACTION_LIST' ? list : rng.pick(FIELD_NAMES)) : undefined) +
-        word(',"detail2":"', rng.chance(0.2) ? `${rng.between(1, 250)} rows` : undefined) +
-        raw(',"note":', rng.chance(0.15) ? rng.pick(NOTES_JSON) : undefined);
-      custom = `,"custom":{${custom.slice(1)}}`;
+    let line =
+      `{"org":"${orgId}","eventId":"${eventId}","eventDate":${eventDate}${EVENT_KIND_FRAGMENTS[kind]}` +
+      `,"crmAccountId":"${a.id}","partner":"${partner.publicId}"${source === 'Salesforce' ? SALESFORCE : source === 'HubSpot' ? HUBSPOT : PARTNER_REPORTS},"eventName":"${eventName}"`;
+    if (rng.chance(0.95)) line += `,"eventDescription":"${eventDescription}"`;
+    if (rng.chance(0.97)) line += USER.get(user);
+    if (!rng.chance(0.1)) {
+      line +=
+        source === 'Salesforce'
+          ? `,"sourceLink":"https://${tenant.crmHost}/lightning/r/Account/${a.id}/view"`
+          : source === 'HubSpot'
+            ? `,"sourceLink":"https://app.hubspot.example/contacts/${rng.digits(7)}/record/0-2/${rng.digits(10)}"`
+            : `,"sourceLink":"https://app.partner-reports.example/${type === 'ACTION_LIST' ? 'action-lists' : type === 'WORKFLOW' ? 'workflows' : 'co-sell'}/${eventId}"`;
     }
-    out.events.line(
-      `{"org":"${orgId}","eventId":"${eventId}","eventDate":${eventDate},"eventTypeCode":"${type}","eventSubtypeCode":"${subtype}"` +
-        `,"crmAccountId":"${a.id}","partner":"${partner.publicId}","eventSource":"${source}","eventName":"${eventName}"` +
-        word(',"eventDescription":"', rng.chance(0.95) ? eventDescription : undefined) +
-        object(',"user":', rng.chance(0.97) ? user : undefined) +
-        word(',"sourceLink":"', sourceLink) +
-        custom +
-        '}',
-    );
+    if (rng.chance(0.9)) {
+      // The first field opens the object, the others follow a comma; an empty object is `{}`.
+      let custom = ',"custom":{';
+      let sep = '"';
+      if (rng.chance(0.5)) {
+        custom += `${sep}campaignId":"CMP-${2025 + rng.int(2)}-${rng.digits(3)}"`;
+        sep = ',"';
+      }
+      if (rng.chance(0.25)) {
+        custom += `${sep}leadId":"00Q${rng.digits(12)}"`;
+        sep = ',"';
+      }
+      if (rng.chance(0.35)) {
+        custom += `${sep}contactId":"003${rng.digits(12)}"`;
+        sep = ',"';
+      }
+      if (linked && rng.chance(0.5)) {
+        custom += `${sep}opportunityId":"${opp.id}"`;
+        sep = ',"';
+      }
+      if (rng.chance(0.3)) {
+        custom += `${sep}detail1":"${type === 'ACTION_LIST' ? list : rng.pick(FIELD_NAMES)}"`;
+        sep = ',"';
+      }
+      if (rng.chance(0.2)) {
+        custom += `${sep}detail2":"${rng.between(1, 250)} rows"`;
+        sep = ',"';
+      }
+      if (rng.chance(0.15)) custom += `${sep}note":${rng.pick(NOTES_JSON)}`;
+      line += custom + '}';
+    }
+    out.events.line(line + '}');
   }
 }

@@ -12,6 +12,8 @@ import { INDUSTRIES, LEGAL_FORMS, NAME_CORES, NAME_PREFIXES, NAME_QUALIFIERS, ty
 export interface CompanyName {
   name: string;
   industry: Industry;
+  /** Index of `industry` in INDUSTRIES. */
+  industryIndex: number;
   /** Host name of the company's web site, e.g. `www.acmelogistics.example`. */
   website: string;
 }
@@ -64,6 +66,6 @@ export class CompanyNames {
       if (round > 0) name += ` ${round + 1}`;
     }
     if (form) name += ` ${form}`;
-    return { name, industry: INDUSTRIES[industry]!, website: `www.${slug(prefix)}${slug(core)}.example` };
+    return { name, industry: INDUSTRIES[industry]!, industryIndex: industry, website: `www.${slug(prefix)}${slug(core)}.example` };
   }
 }

@@ -80,4 +80,4 @@ export class JsonLines {
 }
 
 /** Spare buffers a writer keeps at most (a few batches in flight each hold one). */
-const MAX_SPARE = 8;
+const MAX_SPARE = 4;
