@@ -14,7 +14,7 @@ import { sql, type Kysely } from 'kysely';
 import { ACCOUNT_FIELDS, type AccountField } from '../reports/catalog/account-fields.js';
 import { ANALYTICS_REPORTS, CHANNEL_REPORTS, isTextual, type ReportDefinition } from '../reports/catalog/index.js';
 import { buildPrecomputed } from '../reports/precomputed.js';
-import { ensureSummaryTables } from '../db/migrations/0003-report-summaries.js';
+import { disableJit, ensureSummaryTables } from '../db/migrations/0003-report-summaries.js';
 
 type Pairs = ReadonlyArray<readonly [column: string, expression: string]>;
 
@@ -72,11 +72,21 @@ function searchText(table: string, pairs: Pairs): string {
   return parts.join(' || chr(31) || ');
 }
 
+/**
+ * Report tables are rebuilt beside the live ones (`<table>__next`) and swapped in at the
+ * end of the build: requests keep reading the previous tables while an import runs (they
+ * wait only for the swap and the summaries after it), and the rebuilt tables carry no
+ * dead rows (a `delete` of the old rows doubled every table until a vacuum).
+ */
+const NEXT = '__next';
+
+const REPORT_TABLES = ['rpt_global_accounts', 'rpt_global_opportunities', 'rpt_attribution_events', 'rpt_new_opportunities', 'rpt_attribution_links', 'rpt_connected_partners', 'rpt_matched_accounts'] as const;
+
 async function insert(db: Kysely<any>, table: string, pairs: Pairs, from: string): Promise<void> {
   const all: Pairs = [...pairs, ['search_text', searchText(table, pairs)]];
   const columns = all.map(([c]) => c).join(', ');
   const expressions = all.map(([, e]) => e).join(',\n    ');
-  await sql.raw(`insert into ${table} (${columns})\n  select ${expressions}\n  ${from}`).execute(db);
+  await sql.raw(`insert into ${table}${NEXT} (${columns})\n  select ${expressions}\n  ${from}`).execute(db);
 }
 
 // ---- column groups (API name <- expression) -------------------------------------------
@@ -162,7 +172,7 @@ const oppColumns: Pairs = [
 // ---- the build ------------------------------------------------------------------------
 
 /**
- * Secondary indexes of the report tables, dropped before a rebuild and created after it.
+ * Secondary indexes of the report tables, created on the rebuilt tables before the swap.
  * Tenant first. (A trigram GIN index over search_text was measured and left out: each row
  * holds hundreds of distinct trigrams, so building it costs about 0.5 ms per row, far
  * beyond the import budget at millions of rows.)
@@ -182,12 +192,12 @@ const REPORT_INDEXES: ReadonlyArray<readonly [name: string, definition: string]>
 ];
 
 export async function materialize(db: Kysely<any>): Promise<void> {
-  for (const [name] of REPORT_INDEXES) await sql.raw(`drop index if exists ${name}`).execute(db);
   await sql`analyze orgs, partnerships, accounts, opportunities, account_matches, events, event_types, custom_fields`.execute(db);
   await computeTopParents(db);
   await buildTemporaryTables(db);
-  for (const table of ['rpt_global_accounts', 'rpt_global_opportunities', 'rpt_attribution_events', 'rpt_new_opportunities', 'rpt_attribution_links', 'rpt_connected_partners', 'rpt_matched_accounts']) {
-    await sql.raw(`delete from ${table}`).execute(db);
+  for (const table of REPORT_TABLES) {
+    await sql.raw(`drop table if exists ${table}${NEXT}`).execute(db);
+    await sql.raw(`create table ${table}${NEXT} (like ${table} including defaults)`).execute(db);
   }
   await buildGlobalAccounts(db);
   await buildGlobalOpportunities(db);
@@ -196,8 +206,20 @@ export async function materialize(db: Kysely<any>): Promise<void> {
   await buildConnectedPartners(db);
   await buildMatchedAccounts(db);
   for (const t of ['tmp_matches', 'tmp_partner_counts', 'tmp_subtypes', 'tmp_links']) await sql.raw(`drop table if exists ${t}`).execute(db);
-  for (const [name, definition] of REPORT_INDEXES) await sql.raw(`create index ${name} on ${definition}`).execute(db);
+  // Indexes after the bulk insert (cheaper than maintaining them row by row), then the swap.
+  for (const table of REPORT_TABLES) await sql.raw(`alter table ${table}${NEXT} add primary key (org_id, rid)`).execute(db);
+  for (const [name, definition] of REPORT_INDEXES) {
+    const space = definition.indexOf(' ');
+    await sql.raw(`create index ${name}${NEXT} on ${definition.slice(0, space)}${NEXT} ${definition.slice(space + 1)}`).execute(db);
+  }
+  for (const table of REPORT_TABLES) {
+    await sql.raw(`drop table ${table}`).execute(db);
+    await sql.raw(`alter table ${table}${NEXT} rename to ${table}`).execute(db);
+    await sql.raw(`alter index ${table}${NEXT}_pkey rename to ${table}_pkey`).execute(db);
+  }
+  for (const [name] of REPORT_INDEXES) await sql.raw(`alter index ${name}${NEXT} rename to ${name}`).execute(db);
   await ensureSummaryTables(db);
+  await disableJit(db);
   await buildPrecomputed(db);
 }
 
@@ -362,7 +384,7 @@ async function buildPipelineAttribution(db: Kysely<any>): Promise<void> {
   where exists (select 1 from tmp_links l where l.org_id = o.org_id and l.crm_opportunity_id = o.crm_opportunity_id)`,
   );
 
-  await sql`analyze rpt_new_opportunities`.execute(db);
+  await sql.raw(`analyze rpt_new_opportunities${NEXT}`).execute(db);
   await insert(
     db,
     'rpt_attribution_links',
@@ -384,7 +406,7 @@ async function buildPipelineAttribution(db: Kysely<any>): Promise<void> {
   join events e on e.org_id = l.org_id and e.event_id = l.event_id
   join opportunities o on o.org_id = l.org_id and o.crm_opportunity_id = l.crm_opportunity_id
   join accounts oa on oa.org_id = o.org_id and oa.crm_account_id = o.crm_account_id
-  join rpt_new_opportunities n on n.org_id = o.org_id and n.opp_crm_opportunity_id = o.crm_opportunity_id
+  join rpt_new_opportunities${NEXT} n on n.org_id = o.org_id and n.opp_crm_opportunity_id = o.crm_opportunity_id
   ${EVENT_JOINS}`,
   );
 }

@@ -326,16 +326,18 @@ export function filteredRelation(plan: Plan): Sql {
  */
 function jsNumberText(value: Sql): Sql {
   const x = sql`(${value})::double precision`;
-  const rare = sql`(select q.sign || case
-      when q.n between q.k and 21 then q.digits || repeat('0', q.n - q.k)
-      when q.n > 0 and q.n <= 21 then left(q.digits, q.n) || '.' || substr(q.digits, q.n + 1)
-      when q.n > -6 and q.n <= 0 then '0.' || repeat('0', -q.n) || q.digits
-      else left(q.digits, 1) || case when q.k > 1 then '.' || substr(q.digits, 2) else '' end || 'e' || case when q.n - 1 >= 0 then '+' else '-' end || abs(q.n - 1)::text
-    end
-    from (select p.sign, p.digits, length(p.digits) as k, p.e + 1 as n
-          from (select case when ${x} < 0 then '-' else '' end as sign,
-                       replace(split_part(abs(${x})::text, 'e', 1), '.', '') as digits,
-                       coalesce(nullif(split_part(abs(${x})::text, 'e', 2), ''), '0')::int as e) p) q)`;
+  // PostgreSQL's form of |x| there: "d.ddde+XX" or "d.ddde-XX". No subqueries: every part
+  // is an expression, evaluated only on this rare branch.
+  const text = sql`abs(${x})::text`;
+  const digits = sql`replace(split_part(${text}, 'e', 1), '.', '')`;
+  const k = sql`length(${digits})`;
+  const n = sql`(coalesce(nullif(split_part(${text}, 'e', 2), ''), '0')::int + 1)`;
+  const rare = sql`case when ${x} < 0 then '-' else '' end || case
+      when ${n} between ${k} and 21 then ${digits} || repeat('0', ${n} - ${k})
+      when ${n} > 0 and ${n} <= 21 then left(${digits}, ${n}) || '.' || substr(${digits}, ${n} + 1)
+      when ${n} > -6 and ${n} <= 0 then '0.' || repeat('0', -${n}) || ${digits}
+      else left(${digits}, 1) || case when ${k} > 1 then '.' || substr(${digits}, 2) else '' end || 'e' || case when ${n} - 1 >= 0 then '+' else '-' end || abs(${n} - 1)::text
+    end`;
   return sql`case when ${x} is null then '' when ${x} = 0 then '0' when abs(${x}) >= 1e-4 and abs(${x}) < 1e15 then (${x})::text when ${x} in ('NaN', 'Infinity', '-Infinity') then (${x})::text else ${rare} end`;
 }
 
@@ -348,8 +350,9 @@ export function csvCellExpr(column: Column): Sql {
   const e = columnExpr(column);
   if (column.type === 'boolean') return sql`case when ${e} then 'true' when not ${e} then 'false' else '' end`;
   if (column.type === 'number' || column.type === 'currency' || column.type === 'date') return jsNumberText(e);
+  // The guard adds a leading `'`, which never needs quotes: quoting depends on the value alone.
   const guarded = sql`case when ${e} ~ '^[-=+@\\t\\r]' then '''' || ${e} else ${e} end`;
-  return sql`case when ${e} is null then '' when ${e} !~ '^[-=+@\\t\\r]|[",\\r\\n]' then ${e} else (select case when g.v ~ '[",\\r\\n]' then '"' || replace(g.v, '"', '""') || '"' else g.v end from (select ${guarded} as v) g) end`;
+  return sql`case when ${e} is null then '' when ${e} !~ '^[-=+@\\t\\r]|[",\\r\\n]' then ${e} when ${e} ~ '[",\\r\\n]' then '"' || replace(${guarded}, '"', '""') || '"' else ${guarded} end`;
 }
 
 /** One keyset batch of ready CSV lines (`line`) with the sort-key values (`k0`...). */

@@ -1,13 +1,17 @@
 /**
  * The fast paths return exactly what the plain path returns: keyset seeks from page
- * boundaries (forced from the first row here) against OFFSET paging, and cached counts
- * against fresh ones, on every report and several orders.
+ * boundaries (forced from the first row here) against OFFSET paging, cached counts and
+ * pages against fresh ones, and the figures precomputed at import (row counts, ranges,
+ * value dictionaries for counts, filter values and contains, stored dashboards) against
+ * the same figures computed from the report rows, on every report and several orders.
+ * CSV lines formatted in SQL match the reference cell rules applied to the same rows.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { engines } from '../helpers/engines.js';
 import { fixtureApp, type FixtureApp } from '../helpers/fixture-app.js';
 import { ORG } from '../fixtures/small-bundle.js';
+import { csvCell, csvField } from '../../src/reports/render/csv.js';
 
 const R = '/v1/report-analytics/report';
 const CONTEXT = { partnerPublicIds: [ORG.ALPHA, ORG.BETA, ORG.GAMMA], eventTypeCodes: ['ACTION_LIST', 'WORKFLOW', 'CRM_UPDATE'] };
@@ -30,7 +34,7 @@ for (const engine of engines) {
     let plain: FixtureApp;
     let keyset: FixtureApp;
     before(async () => {
-      plain = await fixtureApp(engine, { reports: { keysetFromOffset: Number.MAX_SAFE_INTEGER } });
+      plain = await fixtureApp(engine, { reports: { keysetFromOffset: Number.MAX_SAFE_INTEGER, precomputed: false, pageCacheRows: 0 } });
       keyset = await fixtureApp(engine, { reports: { keysetFromOffset: 1 } });
     });
     after(async () => {
@@ -56,6 +60,93 @@ for (const engine of engines) {
         const first = await keyset.ok(u, body);
         const again = await keyset.ok(u, body);
         assert.deepEqual(again, first, u);
+      }
+    });
+  });
+}
+
+const GVA = `${R}/GLOBAL_VERTICAL_ACCOUNTS`;
+
+/** Filters over the precomputed dictionary columns (and others), each a count/page the fast path answers differently. */
+const FILTERS: object[] = [
+  {},
+  { country: 'US' },
+  { country: 'US-,-DE-,-nowhere' },
+  { country: 'US-!-' },
+  { city: 'an-?-' },
+  { city: 'SAN-,-fran-?-' },
+  { city: 'o-^-' },
+  { state: 'CA-!-' },
+  { account_type: 'cust-?-', country: 'US' },
+  { partner_org_name: 'alpha-?-', city: 'a-?-' },
+  { partner_account_type: 'x-^-' },
+  { account_name: 'acme-?-', city: 'land-^-' },
+  { account_acv: '100<->' },
+  { country: 'nowhere' },
+];
+
+const FIELDS = ['city', 'country', 'state', 'partner_org_name', 'partner_account_type', 'account_name', 'account_acv', 'recent_open_opp_date', 'partner_first_match_date'];
+
+for (const engine of engines) {
+  describe(`precomputed figures equal computed ones on ${engine.name}`, () => {
+    let plain: FixtureApp;
+    let fast: FixtureApp;
+    before(async () => {
+      plain = await fixtureApp(engine, { reports: { precomputed: false, pageCacheRows: 0 } });
+      fast = await fixtureApp(engine);
+    });
+    after(async () => {
+      await plain.close();
+      await fast.close();
+    });
+
+    test('counts and pages of filters on dictionary columns, with and without search', async () => {
+      const dictionaries = await fast.database.db.selectFrom('rpt_summaries' as never).select('col' as never).where('tbl' as never, '=', 'rpt_global_accounts' as never).where('has_values' as never, '=', true as never).execute();
+      const names = dictionaries.map((d: Record<string, unknown>) => d.col);
+      for (const c of ['city', 'country', 'state', 'partner_org_name', 'account_type']) assert.ok(names.includes(c), `dictionary for ${c}: ${names.join(', ')}`);
+      for (const filters of FILTERS) {
+        for (const search of ['', 'san', 'acme holdings']) {
+          for (const q of ['?size=2', '?page=1&size=2&sort=city,desc']) {
+            const body = { filters, search };
+            const [a, b] = await Promise.all([plain.ok(`${GVA}/records${q}`, body), fast.ok(`${GVA}/records${q}`, body)]);
+            assert.deepEqual(b, a, `${q} ${JSON.stringify(body)}`);
+            assert.deepEqual(await fast.ok(`${GVA}/records${q}`, body), a, `repeat ${q} ${JSON.stringify(body)}`);
+          }
+        }
+      }
+    });
+
+    test('filter values and ranges: stored ones equal computed ones, for every page and filterSearch', async () => {
+      for (const field of FIELDS) {
+        for (const filterSearch of ['', 'a', 'SAN']) {
+          for (const [page, size] of [[0, 20], [0, 1], [1, 2], [5, 2]] as const) {
+            for (const body of [{}, { filters: { [field]: 'zz-^-' } }, { filters: { country: 'US' } }]) {
+              const u = `${GVA}/filterdata?filterField=${field}&page=${page}&size=${size}${filterSearch ? `&filterSearch=${filterSearch}` : ''}`;
+              const [a, b] = await Promise.all([plain.ok(u, body), fast.ok(u, body)]);
+              assert.deepEqual(b, a, `${u} ${JSON.stringify(body)}`);
+            }
+          }
+        }
+      }
+    });
+
+    test('dashboards: the stored unfiltered one equals the computed one; filtered ones agree', async () => {
+      for (const filters of FILTERS) {
+        const [a, b] = await Promise.all([plain.ok(`${GVA}/dashboard`, { filters }), fast.ok(`${GVA}/dashboard`, { filters })]);
+        assert.deepEqual(b, a, JSON.stringify(filters));
+      }
+      const opp = `${R}/GLOBAL_VERTICAL_OPPORTUNITIES/dashboard`;
+      assert.deepEqual(await fast.ok(opp, {}), await plain.ok(opp, {}));
+    });
+
+    test('CSV lines formatted in SQL equal the reference cell rules over the same rows', async () => {
+      for (const [report, body] of [['GLOBAL_VERTICAL_ACCOUNTS', {}], ['GLOBAL_VERTICAL_OPPORTUNITIES', { filters: { amount: '0<->' } }], ['ATTRIBUTION_EVENTS', { context: CONTEXT }], ['PIPELINE_ATTRIBUTION_DETAIL', { context: CONTEXT }], ['PIPELINE_ATTRIBUTION_SUMMARY', { context: CONTEXT }]] as const) {
+        const page = await plain.ok(`${R}/${report}/records?size=2000`, body);
+        const res = await fast.call('POST', `${R}/${report}/download`, body);
+        assert.equal(res.statusCode, 200);
+        const keys = Object.keys(page.content[0] ?? {});
+        const expected = [keys.map(csvField).join(','), ...page.content.map((row: Record<string, unknown>) => keys.map((k) => csvField(csvCell(row[k]))).join(','))].join('\r\n') + '\r\n';
+        assert.equal(res.body, expected, report);
       }
     });
   });
