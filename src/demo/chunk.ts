@@ -143,7 +143,7 @@ const USER = new ObjectFragments(',"user":');
  * strings) until it is read; writing a line copies every piece of every fragment it holds,
  * so a fragment used in many lines is worth making one piece once.
  */
-export function flat(s: string): string {
+function flat(s: string): string {
   return JSON.parse(JSON.stringify(s)) as string;
 }
 
@@ -355,12 +355,8 @@ export function writeChunk(run: TenantRun, c: number, out: ChunkOutput): void {
       industry = company.industryIndex;
       website = rng.chance(0.92) ? company.website : undefined;
     }
-    // The name and the web site go into several lines each (the account's, its opportunities', events', partners' records).
-    const nameJson = flat(special ? jsonString(name).slice(1, -1) : name);
-    if (!special) name = nameJson;
-    if (website !== undefined) website = flat(website);
     stubs.push({
-      id: `${org.code}-A${pad(n + 1)}`, name, nameJson, parent,
+      id: `${org.code}-A${pad(n + 1)}`, name, nameJson: special ? jsonString(name).slice(1, -1) : name, parent,
       root: parent >= 0 ? stubs[parent]!.root : s, industry, website, place: rng.int(PLACES.length), rep: rng.pick(org.reps), special,
       openCount: 0, closedCount: 0, wonCount: 0, openPipeline: 0, wonAmount: 0, recentOpen: undefined, recentClosed: undefined, partners: [],
     });

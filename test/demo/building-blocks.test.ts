@@ -50,6 +50,26 @@ describe('demo building blocks', () => {
     assert.equal(Buffer.from(big.take().bytes).toString('utf8'), `"${long}"\n`.repeat(3));
   });
 
+  test('JsonLines: each take has a buffer of its own until it is given back', () => {
+    const lines = new JsonLines();
+    lines.line('"a"');
+    const first = lines.take();
+    lines.line('"b"');
+    const second = lines.take();
+    assert.notEqual(first.bytes.buffer, second.bytes.buffer);
+    assert.equal(Buffer.from(first.bytes).toString(), '"a"\n');
+    lines.recycle(first.bytes.buffer as ArrayBuffer);
+    lines.line('"c"');
+    const third = lines.take(); // written before the buffer came back; the writer continues in it
+    lines.line('"d"');
+    const fourth = lines.take();
+    assert.ok(fourth.bytes.buffer === first.bytes.buffer, 'the given-back buffer is reused');
+    assert.ok(third.bytes.buffer !== first.bytes.buffer && third.bytes.buffer !== second.bytes.buffer);
+    assert.equal(Buffer.from(fourth.bytes).toString(), '"d"\n');
+    assert.equal(Buffer.from(third.bytes).toString(), '"c"\n');
+    assert.equal(Buffer.from(second.bytes).toString(), '"b"\n');
+  });
+
   test('word-list strings need no JSON escaping', () => {
     const strings: string[] = [];
     const collect = (v: unknown): void => {
