@@ -97,13 +97,17 @@ export async function checkParentCycles(db: Kysely<any>): Promise<LineProblem[]>
       from accounts a join orgs o on o.id = a.org_id
       where not exists (select 1 from stg_accounts s where s.org = o.public_id::text and s.crm_account_id = a.crm_account_id)
     ),
+    kids as materialized (select * from u where parent_crm_account_id is not null),
+    -- Accounts whose chain reaches a top-level account; only accounts with a parent are
+    -- walked (a top-level account trivially does), so each step joins the few accounts
+    -- that have parents instead of every account.
     reach as (
-      select org, crm_account_id from u where parent_crm_account_id is null
+      select k.org, k.crm_account_id from kids k join u p on p.org = k.org and p.crm_account_id = k.parent_crm_account_id and p.parent_crm_account_id is null
       union
-      select u.org, u.crm_account_id from u join reach r on r.org = u.org and r.crm_account_id = u.parent_crm_account_id
+      select k.org, k.crm_account_id from kids k join reach r on r.org = k.org and r.crm_account_id = k.parent_crm_account_id
     )
-    select u.org, u.crm_account_id as id, u.parent_crm_account_id as parent, u.line from u
-    where not exists (select 1 from reach r where r.org = u.org and r.crm_account_id = u.crm_account_id)`.execute(db);
+    select k.org, k.crm_account_id as id, k.parent_crm_account_id as parent, k.line from kids k
+    where not exists (select 1 from reach r where r.org = k.org and r.crm_account_id = k.crm_account_id)`.execute(db);
   const node = new Map(rows.rows.map((r) => [`${r.org}|${r.id}`, r]));
   const done = new Set<string>();
   const out: LineProblem[] = [];

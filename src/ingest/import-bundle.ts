@@ -15,7 +15,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import { ENTITIES, type EntitySpec } from './bundle-spec.js';
 import { checkDuplicates, checkParentCycles, checkReferences, type LineProblem } from './check-references.js';
-import { loadEntity, type EntityCount } from './load.js';
+import { loadEntity, withoutForeignKeyTriggers, type EntityCount } from './load.js';
 import { materialize } from './materialize.js';
 import { copyInto, type CopyWriter } from './copy-into.js';
 import { stagingColumns } from './copy-format.js';
@@ -175,7 +175,9 @@ export async function importBundle(database: Database, dir: string, options: Imp
 
       options.onPhase?.('loading');
       counts = [];
-      for (const file of files) counts.push(await timed(`upsert ${file.spec.name}`, () => loadEntity(trx, file.spec)));
+      await withoutForeignKeyTriggers(trx, async () => {
+        for (const file of files) counts.push(await timed(`upsert ${file.spec.name}`, () => loadEntity(trx, file.spec)));
+      });
       await dropStagingTables(trx, ENTITIES);
       options.onPhase?.('materializing');
       await timed('materialize', () => materialize(trx));

@@ -73,3 +73,26 @@ export async function loadEntity(db: Kysely<any>, spec: EntitySpec): Promise<Ent
   return { entity: spec.name, inserted, updated, unchanged: Number(staged.rows[0]?.n ?? 0) - inserted - updated };
 }
 
+
+/**
+ * Runs the upserts without PostgreSQL's per-row foreign-key triggers where the role may
+ * skip them. Every org id the upserts write comes from a join with `orgs`, so each
+ * foreign key is valid by construction, and the triggers (one lookup and row lock per
+ * written row and key) would about double the load time. Skipping needs a superuser
+ * (PGlite always is; PostgreSQL when the import connects as one), and lasts for this
+ * transaction's load only; for any other role the triggers run as usual.
+ */
+export async function withoutForeignKeyTriggers<T>(db: Kysely<any>, fn: () => Promise<T>): Promise<T> {
+  await sql`savepoint load_triggers`.execute(db);
+  let skipped = true;
+  try {
+    await sql`set local session_replication_role = replica`.execute(db);
+  } catch {
+    skipped = false;
+    await sql`rollback to savepoint load_triggers`.execute(db);
+  }
+  await sql`release savepoint load_triggers`.execute(db);
+  const result = await fn();
+  if (skipped) await sql`set local session_replication_role = origin`.execute(db);
+  return result;
+}
