@@ -5,6 +5,7 @@
  * hand the caller, query and body to the report service.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import { ANALYTICS_REPORTS, ANALYTICS_REPORT_IDS } from '../../reports/catalog/index.js';
 import type { ReportDefinition } from '../../reports/catalog/types.js';
@@ -25,6 +26,40 @@ import {
 } from './schemas.js';
 
 const BASE = '/v1/report-analytics/report';
+
+/**
+ * The same stream with its first chunks already read (the header row and the first batch
+ * of rows), so an error of the first query is thrown here, before any status is sent;
+ * the rest is still pulled on demand.
+ */
+async function primed(stream: Readable, chunks = 2): Promise<Readable> {
+  const source = stream[Symbol.asyncIterator]();
+  const head: unknown[] = [];
+  let done = false;
+  try {
+    while (head.length < chunks) {
+      const next = await source.next();
+      if (next.done) {
+        done = true;
+        break;
+      }
+      head.push(next.value);
+    }
+  } catch (error) {
+    stream.destroy();
+    throw error;
+  }
+  const rest = async function* () {
+    yield* head;
+    if (done) return;
+    for (;;) {
+      const next = await source.next();
+      if (next.done) return;
+      yield next.value;
+    }
+  };
+  return Readable.from(rest(), { objectMode: false });
+}
 const OPERATIONS = ['records', 'filterdata', 'columns', 'download', 'dashboard'] as const;
 
 type Req = FastifyRequest<{ Body: Record<string, unknown>; Querystring: Record<string, unknown> }>;
@@ -93,7 +128,10 @@ export function registerReportAnalyticsRoutes(app: FastifyInstance, deps: { repo
       handler: async (request: Req, reply: FastifyReply) => {
         const result = await run(request, reply, report, reports.download, false);
         const { filename, stream } = result as Awaited<ReturnType<ReportService['download']>>;
-        return reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${filename}"`).send(stream);
+        // The first batch is read before the status is sent, so a query the database refuses
+        // is a problem answer, not a 200 cut off mid-stream.
+        const body = await primed(stream);
+        return reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${filename}"`).send(body);
       },
     });
 
