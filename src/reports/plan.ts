@@ -191,7 +191,10 @@ export function buildPlan(input: PlanInput): Plan {
       errors.push({ field, message: `column "${key}" is boolean: values are "true" or "false"` });
       continue;
     }
-    filters.push({ column, filter: parsed.filter });
+    const filter = parsed.filter.operation === 'range' && column.type === 'date'
+      ? { ...parsed.filter, min: epochBound(parsed.filter.min, 'min'), max: epochBound(parsed.filter.max, 'max') }
+      : parsed.filter;
+    filters.push({ column, filter });
   }
 
   // Sort.
@@ -260,6 +263,18 @@ function resolveMatchedPartner(channel: ChannelOptions, meta: OrgMetadata, error
 
 // ---- context (spec 4.3, contract section 4) ---------------------------------------------
 
+/**
+ * A bound on an epoch-seconds column as the integer that selects the same rows: dates are
+ * whole seconds, so `>= 1.5` is `>= 2` and `<= 2.5` is `<= 2`; bounds past the safe
+ * integer range (every stored date is within it) clamp to its ends. The SQL then
+ * compares bigint with bigint, and no request value can overflow it.
+ */
+export function epochBound(value: number | null, side: 'min' | 'max'): number | null {
+  if (value === null) return null;
+  const whole = side === 'min' ? Math.ceil(value) : Math.floor(value);
+  return Math.min(Number.MAX_SAFE_INTEGER, Math.max(-Number.MAX_SAFE_INTEGER, whole));
+}
+
 function epoch(value: unknown, field: string, errors: FieldError[]): number | null {
   if (typeof value === 'number' && Number.isFinite(value)) return value;
   if (typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value.trim())) return Number(value.trim());
@@ -288,13 +303,13 @@ function dateWindow(context: RawContext, days: keyof RawContext, start: keyof Ra
     const max = epoch(context[end], `context.${end}`, errors);
     if (min !== null && max !== null) {
       if (min > max) errors.push({ field: `context.${start}`, message: `${min} is after context.${end} ${max}` });
-      else window = { min, max };
+      else window = { min: epochBound(min, 'min'), max: epochBound(max, 'max') };
     }
   }
   if (has(days)) {
     const n = dayCount(context[days], `context.${days}`, errors);
     // Ignored when both bounds are set (they take precedence), but still validated.
-    if (n !== null && !window) window = { min: nowSeconds - n * 86400, max: null };
+    if (n !== null && !window) window = { min: epochBound(nowSeconds - n * 86400, 'min'), max: null };
   }
   return window;
 }

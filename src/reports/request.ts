@@ -82,6 +82,8 @@ export function parsePaging(query: Record<string, unknown>, errors: FieldError[]
   const page = integerParam(query.page, 'page', 0, 0, errors);
   const size = Math.min(integerParam(query.size, 'size', DEFAULT_PAGE_SIZE, 1, errors), MAX_PAGE_SIZE);
   const sort = parseSort(query.sort, errors);
+  // The envelope's `pageable.offset` (page * size) must stay an exact JSON integer.
+  if (page * size > Number.MAX_SAFE_INTEGER) errors.push({ field: 'page', message: `must be at most ${Math.floor(Number.MAX_SAFE_INTEGER / size)} with size ${size}, got ${page}` });
   return { page, size, sort };
 }
 

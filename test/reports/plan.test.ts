@@ -99,6 +99,19 @@ test('date windows: both bounds win over day counts; days count back from now', 
   assert.deepEqual(none.scope.partnerOrgIds, [11]);
 });
 
+test('epoch bounds become the whole seconds that select the same rows, within the safe integer range', () => {
+  const fractional = buildPlan(input('PIPELINE_ATTRIBUTION_DETAIL', { context: { ...CONTEXT, eventDateStart: '1.5', eventDateEnd: 2.5, oppCreatedDateStart: '99999999999999999999', oppCreatedDateEnd: 1e30 } }));
+  assert.deepEqual(fractional.scope.eventDate, { min: 2, max: 2 });
+  assert.deepEqual(fractional.scope.oppCreatedDate, { min: Number.MAX_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER });
+  const days = buildPlan(input('ATTRIBUTION_EVENTS', { context: { ...CONTEXT, dateRangeDays: 9007199254740991 } }));
+  assert.deepEqual(days.scope.eventDate, { min: -Number.MAX_SAFE_INTEGER, max: null });
+  const range = buildPlan(input('ATTRIBUTION_EVENTS', { context: CONTEXT, filters: { event_date: '1.5<->99999999999999999999', number_of_employees: '1.5<->2.5' } }));
+  assert.deepEqual(range.filters.map((f) => f.filter), [
+    { operation: 'range', min: 2, max: Number.MAX_SAFE_INTEGER },
+    { operation: 'range', min: 1.5, max: 2.5 },
+  ], 'numbers keep their decimals; dates are whole seconds');
+});
+
 test('matched accounts: partner columns are exactly the shared fields', () => {
   const p = buildPlan(input('PARTNER_ORG_MATCHED_ACCOUNTS', {}, { channel: { matchingType: 'MUTUAL', companyPartnerPublicId: ALPHA.toUpperCase() } }));
   assert.deepEqual(

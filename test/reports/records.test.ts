@@ -150,6 +150,12 @@ for (const engine of engines) {
       // Now = T0 + 100 days: the last 80 days start at T0 + 20 days (inclusive).
       assert.deepEqual(await events({ dateRangeDays: 80 }), ['List download']);
       assert.deepEqual(await events({ dateRangeDays: 79 }), []);
+      // Fractional and out-of-range bounds select what the whole seconds select (never a 400 or 500).
+      assert.deepEqual(await events({ eventDateStart: String(T0 - 10 * DAY - 0.5), eventDateEnd: T0 + 0.9 }), ['Same day', 'List one']);
+      assert.deepEqual(await events({ eventDateStart: '-99999999999999999999', eventDateEnd: '99999999999999999999', dateRangeDays: 1e300 }), await events({}));
+      assert.deepEqual(await events({ dateRangeDays: 9007199254740991 }), await events({}));
+      const ranged = await f.ok(`${R}/ATTRIBUTION_EVENTS/records`, { context: CONTEXT, filters: { event_date: `${T0 - 0.5}<->99999999999999999999` } });
+      assert.deepEqual(names(ranged, 'event_name'), ['List download', 'After creation', 'Same day']);
 
       const summary = async (context: object) => names(await f.ok(`${R}/PIPELINE_ATTRIBUTION_SUMMARY/records`, { context: { ...CONTEXT, ...context } }), 'opp_crm_opportunity_id');
       // The event window limits which events are rolled up: only E1 (T0-10d) -> O1 keeps one event.

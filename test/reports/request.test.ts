@@ -20,6 +20,12 @@ test('page and size must be non-negative integers, size >= 1; every problem is r
   const twice: FieldError[] = [];
   parsePaging({ page: ['1', '2'] }, twice);
   assert.match(twice[0]!.message, /more than once/);
+  // A page far past any data is fine (an empty page), until page * size leaves the exact integers.
+  const far: FieldError[] = [];
+  assert.equal(parsePaging({ page: '4503599627370', size: '2000' }, far).page, 4503599627370);
+  assert.deepEqual(far, []);
+  parsePaging({ page: '4503599627371', size: '2000' }, far);
+  assert.deepEqual(far.map((e) => e.field), ['page']);
 });
 
 test('sort: repeatable, direction defaults to asc, Spring-style property lists', () => {
