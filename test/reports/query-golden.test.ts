@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { reportById } from '../../src/reports/catalog/index.js';
 import { buildPlan, type PlanInput } from '../../src/reports/plan.js';
 import type { OrgMetadata } from '../../src/reports/metadata.js';
-import { batchQuery, countQuery, distinctValuesQuery, rangeQuery, recordsQuery } from '../../src/reports/query.js';
+import { batchQuery, countQuery, csvBatchQuery, dictionaryCountQuery, dictionaryValuesQuery, distinctValuesQuery, rangeQuery, recordsQuery } from '../../src/reports/query.js';
 import { compile } from '../helpers/compile.js';
 
 const ALPHA = 'aaaaaaaa-0000-4000-8000-000000000001';
@@ -93,4 +93,56 @@ test('keyset batches seek after the last row with NULLs last in both directions'
   assert.deepEqual(parameters, [7, 5, 5, 42, 100]);
   const afterNull = compile(batchQuery(p, [null, 42], 100));
   assert.match(afterNull.sql, /\(r\.annual_revenue is null and r\.rid > \$2\)/);
+});
+
+// ---- fast paths (precomputed at import) -------------------------------------------------
+
+const withDictionary = <P extends object>(p: P, ...names: string[]) => Object.assign(p, { accel: { dictionary: new Set(names) } });
+
+test('contains / does-not-contain on a dictionary column test its distinct values, then the rows by equality', () => {
+  const p = withDictionary(plan('GLOBAL_VERTICAL_ACCOUNTS', { columns: ['city'], filters: { city: 'san-,-fran-?-', state: 'x-^-', industry: 'soft-?-' } }), 'city', 'state');
+  assert.deepEqual(compile(countQuery(p)), {
+    sql:
+      'select count(*) as n from "rpt_global_accounts" r where (r.org_id = $1' +
+      ' and r.city in (select d.value from rpt_value_counts d where d.org_id = $2 and d.tbl = $3 and d.col = $4 and (d.value ilike $5 and d.value ilike $6))' +
+      ' and (r.state is null or r.state not in (select d.value from rpt_value_counts d where d.org_id = $7 and d.tbl = $8 and d.col = $9 and d.value ilike any($10::text[])))' +
+      ' and r.industry ilike $11)',
+    parameters: [7, 7, 'rpt_global_accounts', 'city', '%san%', '%fran%', 7, 'rpt_global_accounts', 'state', ['%x%'], '%soft%'],
+  });
+});
+
+test('a count over one dictionary column sums its stored counts (NULL rows counted when the filter keeps them)', () => {
+  const p = withDictionary(plan('GLOBAL_VERTICAL_ACCOUNTS', { filters: { country: 'US-!-' } }), 'country');
+  assert.deepEqual(compile(dictionaryCountQuery(p, 1000)!), {
+    sql:
+      'select coalesce(sum(d.n), 0) as n from ( select value as v, n from rpt_value_counts where org_id = $1 and tbl = $2 and col = $3' +
+      ' union all select null, $4::bigint - coalesce(sum(n), 0) from rpt_value_counts where org_id = $5 and tbl = $6 and col = $7 )' +
+      ' d where (d.v is null or not (d.v = any($8::text[])))',
+    parameters: [7, 'rpt_global_accounts', 'country', 1000, 7, 'rpt_global_accounts', 'country', ['US']],
+  });
+  // Not of that shape: two columns, a search, or a column without a dictionary.
+  assert.equal(dictionaryCountQuery(withDictionary(plan('GLOBAL_VERTICAL_ACCOUNTS', { filters: { country: 'US', city: 'x' } }), 'country', 'city'), 1000), null);
+  assert.equal(dictionaryCountQuery(withDictionary(plan('GLOBAL_VERTICAL_ACCOUNTS', { filters: { country: 'US' }, search: 'a' }), 'country'), 1000), null);
+  assert.equal(dictionaryCountQuery(withDictionary(plan('GLOBAL_VERTICAL_ACCOUNTS', { filters: { city: 'x' } }), 'country'), 1000), null);
+});
+
+test('filter values of a dictionary column read the stored values in their stored text order', () => {
+  const p = plan('GLOBAL_VERTICAL_ACCOUNTS', {});
+  const q = dictionaryValuesQuery(p, 'city', undefined, 2, 5);
+  assert.deepEqual(compile(q.rows), {
+    sql: 'select d.value as v from rpt_value_counts d where d.org_id = $1 and d.tbl = $2 and d.col = $3 and d.pos > $4 and d.pos <= $5 order by d.pos',
+    parameters: [7, 'rpt_global_accounts', 'city', 10, 15],
+  });
+  assert.equal(q.count, null);
+  const searched = dictionaryValuesQuery(p, 'city', 'san', 0, 5);
+  assert.equal(compile(searched.count!).sql, 'select count(*) as n from rpt_value_counts d where d.org_id = $1 and d.tbl = $2 and d.col = $3 and d.value ilike $4');
+});
+
+test('CSV batches: one ready line per row, keyset seek like any batch', () => {
+  const p = plan('GLOBAL_VERTICAL_ACCOUNTS', { columns: ['account_name', 'annual_revenue', 'custom_score'] });
+  const { sql, parameters } = compile(csvBatchQuery(p, [42], 10_000));
+  assert.match(sql, /^select case when r\.account_name is null then '' when r\.account_name !~ '\^\[-=\+@\\t\\r\]\|\[",\\r\\n\]' then r\.account_name /);
+  assert.match(sql, / as line, r\.rid as k0 from "rpt_global_accounts" r where \(r\.org_id = \$\d+ and r\.rid > \$\d+\) order by r\.rid asc nulls last limit \$\d+$/);
+  assert.deepEqual(parameters.slice(-3), [7, 42, 10_000]);
+  assert.ok(parameters.includes('score'), 'custom keys stay parameters');
 });
