@@ -23,7 +23,7 @@ test('page and size must be non-negative integers, size >= 1; every problem is r
   // A page far past any data is fine (an empty page), until page * size leaves the exact integers.
   const far: FieldError[] = [];
   assert.equal(parsePaging({ page: '4503599627370', size: '2000' }, far).page, 4503599627370);
-  assert.deepEqual(far, []);
+  assert.equal(far.length, 0);
   parsePaging({ page: '4503599627371', size: '2000' }, far);
   assert.deepEqual(far.map((e) => e.field), ['page']);
 });
