@@ -34,7 +34,7 @@ export type WorkerMessage = FileChunk | { done: true };
  * with V8's default (16 MB semi-spaces) the records of one chunk outlive a scavenge and
  * get promoted, and old-generation collections then take a third of the parse time.
  */
-const WORKER_YOUNG_GENERATION_MB = 192;
+const WORKER_YOUNG_GENERATION_MB = 96;
 
 export function parseBundle(files: BundleSource[], customTypes: CustomTypeMap, inWorker: boolean): AsyncGenerator<FileChunk> {
   const setup: WorkerSetup = { files, customTypes, chunkBytes: CHUNK_BYTES };
