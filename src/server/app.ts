@@ -153,7 +153,9 @@ export function toApiError(error: unknown): ApiError {
       const where = e.validationContext ?? 'body';
       const extra = v.params?.additionalProperty ? `/${String(v.params.additionalProperty)}` : v.params?.missingProperty ? `/${String(v.params.missingProperty)}` : '';
       const path = `${v.instancePath}${extra}`.replace(/^\//, '').replace(/\//g, '.');
-      const field = path ? (where === 'body' ? path : `${where}.${path}`) : where;
+      // Body and query fields are named as the caller wrote them (`filters.x`, `filterField`),
+      // as the planner names them; only path parameters keep a prefix.
+      const field = path ? (where === 'body' || where === 'querystring' ? path : `${where}.${path}`) : where;
       const message = v.params?.additionalProperty ? 'is not a known field' : v.params?.missingProperty ? 'is required' : v.message ?? 'is invalid';
       return { field, message };
     });

@@ -117,17 +117,16 @@ for (const engine of engines) {
       assert.match(listed.detail, /^5000 problems/);
     });
 
-    test('a number or date the database cannot hold is 400, never 500', async () => {
+    test('a date bound the database could not hold selects what whole seconds select: 200, never 500', async () => {
       for (const body of [
         { filters: { recent_open_opp_date: '1.5<->2.5' } },
         { filters: { recent_open_opp_date: '99999999999999999999<->' } },
       ]) {
         const res = await post(`${GVA}/records`, JSON.stringify(body));
-        assertProblem(res, 400);
+        assert.equal(res.statusCode, 200, res.body);
       }
       const days = await post('/v1/report-analytics/report/ATTRIBUTION_EVENTS/records', JSON.stringify({ context: { partnerPublicIds: ['aaaaaaaa-0000-4000-8000-000000000001'], eventTypeCodes: ['ACTION_LIST'], dateRangeDays: 9007199254740991 } }));
-      // The planner should name the field; until it does, the database's refusal is a 400 too.
-      assert.match(assertProblem(days, 400).errors[0].field, /^(context\.dateRangeDays|request)$/);
+      assert.equal(days.statusCode, 200, days.body);
     });
   });
 }

@@ -142,6 +142,8 @@ for (const engine of engines) {
       assert.equal(missing.errors![0]!.field, 'channelReportType');
       const unknown = await f.problem(`${C}/records`, { channelReportType: 'NOPE' });
       assert.match(unknown.errors![0]!.message, /PARTNER_ORG_CONNECTED_PARTNER_ORGS, PARTNER_ORG_MATCHED_ACCOUNTS/);
+      const unknownAndBadMatching = await f.problem(`${C}/records`, { channelReportType: 'NOPE', matchingType: 'SOME' });
+      assert.deepEqual(unknownAndBadMatching.errors!.map((e) => e.field), ['channelReportType', 'matchingType']);
       const all = await f.problem(`${C}/records`, { channelReportType: MATCHED, filters: { nope: 'x' } });
       assert.deepEqual(all.errors!.map((e) => e.field), ['matchingType', 'companyPartnerPublicId', 'filters.nope']);
       const badType = await f.problem(`${C}/records`, { channelReportType: CONNECTED, matchingType: 'SOME' });

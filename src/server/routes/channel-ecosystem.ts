@@ -8,7 +8,7 @@ import { Type } from '@sinclair/typebox';
 import { CHANNEL_REPORTS, CHANNEL_REPORT_IDS } from '../../reports/catalog/index.js';
 import type { ReportCall, ReportService } from '../../reports/service.js';
 import { runReport } from './report-call.js';
-import { badRequest } from '../errors.js';
+import { validationError, type FieldError } from '../errors.js';
 import {
   ChannelColumnsSchema,
   ChannelFilterDataSchema,
@@ -31,7 +31,12 @@ function channelCall(request: Req) {
   const body = request.body ?? {};
   const type = body.channelReportType;
   if (typeof type !== 'string' || !CHANNEL_REPORT_IDS.includes(type)) {
-    throw badRequest('channelReportType', type === undefined ? `is required: one of ${CHANNEL_REPORT_IDS.join(', ')}` : `must be one of ${CHANNEL_REPORT_IDS.join(', ')}, got ${JSON.stringify(type)}`);
+    // Without a report the planner never runs: check here what can be checked without one,
+    // so that one answer lists every problem.
+    const errors: FieldError[] = [{ field: 'channelReportType', message: type === undefined ? `is required: one of ${CHANNEL_REPORT_IDS.join(', ')}` : `must be one of ${CHANNEL_REPORT_IDS.join(', ')}, got ${JSON.stringify(type)}` }];
+    const mt = body.matchingType;
+    if (mt !== undefined && mt !== 'ALL_PARTNER_ORGS' && mt !== 'MUTUAL') errors.push({ field: 'matchingType', message: `must be ALL_PARTNER_ORGS or MUTUAL, got ${JSON.stringify(mt)}` });
+    throw validationError(errors);
   }
   const reportBody = Object.fromEntries(Object.entries(body).filter(([k]) => !BODY_ONLY.has(k)));
   return {
