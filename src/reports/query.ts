@@ -338,7 +338,7 @@ function jsNumberText(value: Sql): Sql {
       when ${n} > -6 and ${n} <= 0 then '0.' || repeat('0', -${n}) || ${digits}
       else left(${digits}, 1) || case when ${k} > 1 then '.' || substr(${digits}, 2) else '' end || 'e' || case when ${n} - 1 >= 0 then '+' else '-' end || abs(${n} - 1)::text
     end`;
-  return sql`case when ${x} is null then '' when ${x} = 0 then '0' when abs(${x}) >= 1e-4 and abs(${x}) < 1e15 then (${x})::text when ${x} in ('NaN', 'Infinity', '-Infinity') then (${x})::text else ${rare} end`;
+  return sql`case when ${x} is null then '' when ${x} = float8 '0' then '0' when abs(${x}) >= float8 '1e-4' and abs(${x}) < float8 '1e15' then (${x})::text when ${x} in ('NaN', 'Infinity', '-Infinity') then (${x})::text else ${rare} end`;
 }
 
 /**
@@ -355,15 +355,39 @@ export function csvCellExpr(column: Column): Sql {
   return sql`case when ${e} is null then '' when ${e} !~ '^[-=+@\\t\\r]|[",\\r\\n]' then ${e} when ${e} ~ '[",\\r\\n]' then '"' || replace(${guarded}, '"', '""') || '"' else ${guarded} end`;
 }
 
+const isNumeric = (c: Column) => c.type === 'number' || c.type === 'currency' || c.type === 'date';
+
+/**
+ * The CSV line of a row. Most rows hold no quote, comma, CR or LF in any text value: one
+ * regular-expression test over the row's text values picks the line of cheap cells (only
+ * the formula guard, by the first character's code: = + - @ tab CR); the other rows get
+ * the fully quoted cells of `csvCellExpr`. Both give the same text for a clean row.
+ */
+function csvLineExpr(plan: Plan): Sql {
+  const columns = plan.output.map((o) => o.column);
+  if (columns.length === 0) return sql`''`;
+  const full = sql.join(columns.map(csvCellExpr), sql` || ',' || `);
+  const textual = columns.filter((c) => c.type !== 'boolean' && !isNumeric(c));
+  if (textual.length === 0) return full;
+  const cheap = sql.join(
+    columns.map((c) => {
+      if (c.type === 'boolean' || isNumeric(c)) return csvCellExpr(c);
+      const e = columnExpr(c);
+      return sql`case when ascii(${e}) in (61, 43, 45, 64, 9, 13) then '''' || ${e} else coalesce(${e}, '') end`;
+    }),
+    sql` || ',' || `,
+  );
+  const texts = sql`concat(${sql.join(textual.map(columnExpr))})`;
+  return sql`case when ${texts} ~ '[",\\r\\n]' then ${full} else ${cheap} end`;
+}
+
 /** One keyset batch of ready CSV lines (`line`) with the sort-key values (`k0`...). */
 export function csvBatchQuery(plan: Plan, after: readonly unknown[] | null, limit: number): Sql {
   const { from } = relation(plan);
   const keys = sortKeys(plan);
   const keyList = sql.join(keys.map((k, i) => sql`${k.expr} as ${sql.raw(`k${i}`)}`));
-  const cells = plan.output.map((o) => csvCellExpr(o.column));
-  const line = cells.length ? sql.join(cells, sql` || ',' || `) : sql`''`;
   const extra = after ? [afterCondition(keys, after)] : [];
-  return sql`select ${line} as line, ${keyList} from ${from} where ${whereClause(plan, extra)} order by ${orderBy(keys)} limit ${limit}`;
+  return sql`select ${csvLineExpr(plan)} as line, ${keyList} from ${from} where ${whereClause(plan, extra)} order by ${orderBy(keys)} limit ${limit}`;
 }
 
 /**

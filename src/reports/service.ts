@@ -100,9 +100,22 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
   const cache = deps.cache ?? memoryFigureCache();
 
   /** Bumped by every import; part of every cache key. One primary-key read per request. */
-  const dataVersion = async (): Promise<string> => {
-    const row = await db.selectFrom('service_state').select('value').where('key', '=', 'data_version').executeTakeFirst();
-    return row?.value ?? '0';
+  // Concurrent requests share one read in flight (single flight): under load the version
+  // costs one query per round trip instead of one or two per request. A request may so
+  // see the version read up to one round trip before it arrived, never an older one.
+  let versionInFlight: Promise<string> | undefined;
+  const dataVersion = (): Promise<string> => {
+    if (versionInFlight) return versionInFlight;
+    const read = (async () => {
+      try {
+        const row = await db.selectFrom('service_state').select('value').where('key', '=', 'data_version').executeTakeFirst();
+        return row?.value ?? '0';
+      } finally {
+        versionInFlight = undefined;
+      }
+    })();
+    versionInFlight = read;
+    return read;
   };
 
   // Metadata (Maps and Sets) stays in this process; it is cheap to rebuild per instance.
