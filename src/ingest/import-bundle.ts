@@ -1,13 +1,16 @@
 /**
  * `import`: validate a whole dataset bundle, then load it, all in one transaction.
  *
- *   1. stream every file (NDJSON or CSV) in dependency order, validating each record
- *      (validate-record.ts) and staging the valid ones (stage.ts);
+ *   1. parse every file (NDJSON or CSV) in dependency order, validating each record and
+ *      encoding the valid ones as COPY text (parse-file.ts; in a worker thread for large
+ *      bundles: parse-bundle.ts), and COPY them into temp staging tables (copy-into.ts);
  *   2. check references, duplicate natural keys and parent cycles in SQL over staging
- *      plus the existing rows (check-references.ts);
+ *      plus the existing rows, each check one set-based pass (check-references.ts);
  *   3. any problem: roll back and report them all as `file:line: field: problem`;
  *      otherwise upsert every file (load.ts), rebuild the report tables
  *      (materialize.ts) and bump the data version, then commit.
+ *
+ * `onStep` reports each step's duration (the CLI prints them per phase).
  */
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
