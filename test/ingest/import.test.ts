@@ -197,6 +197,19 @@ for (const engine of engines) {
       assert.deepEqual(await problems(db, bad), ['accounts.csv:2: -: has 2 cells but the header has 3', 'accounts.csv:4: -: has 4 cells but the header has 3']);
     });
 
+    test('parsing in the worker thread (large bundles) reports and loads exactly as on this thread', async () => {
+      const bad = bundle({ users: [...BUNDLE.users!, { org: ORG.ACME, email: 3, name: 'Three' }] });
+      const here = await importBundle(db, bad, { parseInWorker: false });
+      assert.equal(here.ok, false);
+      assert.deepEqual(await importBundle(db, bad, { parseInWorker: true }), here);
+      const dir = bundle();
+      const first = await importBundle(db, dir, { parseInWorker: true });
+      assert.ok(first.ok, first.ok ? '' : first.problems.map(formatProblem).join('\n'));
+      const again = await importBundle(db, dir, { parseInWorker: true });
+      assert.ok(again.ok);
+      assert.deepEqual(again.counts.map((c) => [c.entity, c.inserted, c.updated]), again.counts.map((c) => [c.entity, 0, 0]), 're-imported through the worker: nothing changes');
+    });
+
     test('a bundle without orgs.ndjson, or with both forms of a file, is refused', async () => {
       const empty = mkdtempSync(join(tmpdir(), 'pr-import-'));
       dirs.push(empty);
