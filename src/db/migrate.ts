@@ -6,10 +6,12 @@
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import * as domain from './migrations/0001-domain.js';
 import * as reportTables from './migrations/0002-report-tables.js';
+import * as reportSummaries from './migrations/0003-report-summaries.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-domain': domain,
   '0002-report-tables': reportTables,
+  '0003-report-summaries': reportSummaries,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -14,7 +14,6 @@ import { sql, type Kysely } from 'kysely';
 import { ACCOUNT_FIELDS, type AccountField } from '../reports/catalog/account-fields.js';
 import { ANALYTICS_REPORTS, CHANNEL_REPORTS, isTextual, type ReportDefinition } from '../reports/catalog/index.js';
 import { buildPrecomputed } from '../reports/precomputed.js';
-import { disableJit, ensureSummaryTables } from '../db/migrations/0003-report-summaries.js';
 
 type Pairs = ReadonlyArray<readonly [column: string, expression: string]>;
 
@@ -218,8 +217,6 @@ export async function materialize(db: Kysely<any>): Promise<void> {
     await sql.raw(`alter index ${table}${NEXT}_pkey rename to ${table}_pkey`).execute(db);
   }
   for (const [name] of REPORT_INDEXES) await sql.raw(`alter index ${name}${NEXT} rename to ${name}`).execute(db);
-  await ensureSummaryTables(db);
-  await disableJit(db);
   await buildPrecomputed(db);
 }
 

@@ -16,11 +16,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 
-/**
- * Idempotent: also run by materialize.ts at the start of every import, so the tables
- * exist on databases migrated before this migration was registered.
- */
-export async function ensureSummaryTables(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`create table if not exists rpt_summaries (
     tbl text not null, org_id integer not null, col text not null,
     row_count bigint not null, has_values boolean not null default false, distinct_values bigint,
@@ -34,25 +30,6 @@ export async function ensureSummaryTables(db: Kysely<any>): Promise<void> {
   await sql`create table if not exists rpt_dashboards (
     report text not null, org_id integer not null, totals jsonb not null, by_partner jsonb not null,
     primary key (org_id, report))`.execute(db);
-}
-
-/**
- * JIT off for this database (PostgreSQL servers built with LLVM; a no-op elsewhere).
- * Report queries select dozens of wide columns, so their cost estimates pass
- * jit_above_cost and each statement spent 0.1-1.3 s compiling (measured on a CSV batch:
- * 1.3 s of JIT for 35 ms of execution). Applies to sessions opened afterwards.
- */
-export async function disableJit(db: Kysely<any>): Promise<void> {
-  await sql`do $$ begin
-    if exists (select 1 from pg_settings where name = 'jit' and setting = 'on') then
-      execute format('alter database %I set jit = off', current_database());
-    end if;
-  end $$`.execute(db);
-}
-
-export async function up(db: Kysely<unknown>): Promise<void> {
-  await ensureSummaryTables(db);
-  await disableJit(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
