@@ -43,11 +43,24 @@ function describe(value: unknown): string {
 
 type ScalarType = 'string' | 'integer' | 'number' | 'boolean' | 'date';
 
+/** PostgreSQL text and jsonb cannot hold U+0000: refused here, as a problem of its line, not as a failed COPY. */
+const NUL_PROBLEM = new Bad('must not contain the NUL character (\\u0000)');
+
+/** Whether a JSON value holds U+0000 in any string or key (custom objects are stored as jsonb). */
+function containsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) return value.some(containsNul);
+  for (const key in value as Record<string, unknown>) if (key.includes('\u0000') || containsNul((value as Record<string, unknown>)[key])) return true;
+  return false;
+}
+
 /** Converts one scalar by type; `text` is true for CSV cells. */
 function scalar(type: ScalarType, value: unknown, text: boolean): unknown {
   switch (type) {
     case 'string':
-      return typeof value === 'string' ? value : new Bad(`must be a string, got ${describe(value)}`);
+      if (typeof value !== 'string') return new Bad(`must be a string, got ${describe(value)}`);
+      return value.includes('\u0000') ? NUL_PROBLEM : value;
     case 'integer':
     case 'date':
       if (typeof value === 'number' && Number.isSafeInteger(value)) return value;
@@ -75,6 +88,7 @@ function converter(field: FieldSpec): Convert {
       const allowed = field.oneOf ? new Set(field.oneOf) : undefined;
       return (v) => {
         if (typeof v !== 'string') return new Bad(`must be a string, got ${describe(v)}`);
+        if (v.includes('\u0000')) return NUL_PROBLEM;
         if (field.required && v.trim() === '') return new Bad('must not be empty');
         if (allowed && !allowed.has(v)) return new Bad(`must be one of ${field.oneOf!.join(', ')}, got ${describe(v)}`);
         return v;
@@ -94,6 +108,7 @@ function converter(field: FieldSpec): Convert {
     case 'stringList':
       return (v) => {
         if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) return new Bad(`must be an array of strings, got ${describe(v)}`);
+        if (containsNul(v)) return NUL_PROBLEM;
         const unknown = (v as string[]).filter((name) => !SHAREABLE_NAMES.has(name) && !CUSTOM_SHARE.test(name));
         if (unknown.length) return new Bad(`unknown account field ${unknown.map((u) => JSON.stringify(u)).join(', ')}: use account field names of the bundle (e.g. "name", "accountType", "owner.email", "owner") or "custom.<key>"`);
         return v;
@@ -101,7 +116,7 @@ function converter(field: FieldSpec): Convert {
     case 'subtypes':
       return (v) =>
         Array.isArray(v) && v.every((s) => s && typeof s === 'object' && !Array.isArray(s) && typeof s.code === 'string' && typeof s.displayName === 'string' && Object.keys(s).every((k) => k === 'code' || k === 'displayName'))
-          ? v
+          ? (containsNul(v) ? NUL_PROBLEM : v)
           : new Bad('must be an array of { code, displayName } with string values');
     case 'custom':
       // Typed per record (the definitions depend on its organization): see customValues.
@@ -218,6 +233,10 @@ function customValues(
 ): void {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     problem(out, 'custom', `must be an object, got ${describe(value)}`);
+    return;
+  }
+  if (containsNul(value)) {
+    problem(out, 'custom', NUL_PROBLEM.problem);
     return;
   }
   const org = typeof record.org === 'string' ? record.org.toLowerCase() : '';

@@ -160,6 +160,23 @@ for (const engine of engines) {
       assert.deepEqual(await problems(db, bundle({ accounts: dangling })), [`accounts.ndjson:${n + 1}: parentCrmAccountId: reference to a missing account of the same organization`]);
     });
 
+    test('a NUL character (which PostgreSQL cannot store) is a problem of its line, not a failed import', async () => {
+      const before = await snapshot(db);
+      const accounts = [...BUNDLE.accounts!, { org: ORG.ACME, crmAccountId: 'N1', name: 'Nul\u0000Name', owner: { email: 'a\u0000@x.test' } }, { org: ORG.ACME, crmAccountId: 'N2', name: 'Custom nul', custom: { free: 'x\u0000y' } }];
+      const n = BUNDLE.accounts!.length;
+      assert.deepEqual(await problems(db, bundle({ accounts })), [
+        `accounts.ndjson:${n + 1}: name: must not contain the NUL character (\\u0000)`,
+        `accounts.ndjson:${n + 1}: owner.email: must not contain the NUL character (\\u0000)`,
+        `accounts.ndjson:${n + 2}: custom: must not contain the NUL character (\\u0000)`,
+      ]);
+      const dir = mkdtempSync(join(tmpdir(), 'pr-import-'));
+      dirs.push(dir);
+      writeFileSync(join(dir, 'orgs.ndjson'), JSON.stringify(BUNDLE.orgs![0]) + '\n');
+      writeFileSync(join(dir, 'accounts.csv'), `org,crmAccountId,name\n${ORG.ACME},NC1,Bad\u0000Cell\n`);
+      assert.deepEqual(await problems(db, dir), ['accounts.csv:2: name: must not contain the NUL character (\\u0000)']);
+      assert.equal(await snapshot(db), before);
+    });
+
     test('all or nothing: one bad line in the last file leaves the database exactly as it was', async () => {
       const before = await snapshot(db);
       const events = [...BUNDLE.events!, { org: ORG.ACME, eventId: 'E99', eventDate: T0, eventTypeCode: 'WORKFLOW', crmAccountId: 'A1', partner: ORG.ALPHA, surprise: true }];
