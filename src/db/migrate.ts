@@ -7,11 +7,13 @@ import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'k
 import * as domain from './migrations/0001-domain.js';
 import * as reportTables from './migrations/0002-report-tables.js';
 import * as reportSummaries from './migrations/0003-report-summaries.js';
+import * as attributionFacts from './migrations/0004-attribution-facts.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-domain': domain,
   '0002-report-tables': reportTables,
   '0003-report-summaries': reportSummaries,
+  '0004-attribution-facts': attributionFacts,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -79,7 +79,7 @@ function searchText(table: string, pairs: Pairs): string {
  */
 const NEXT = '__next';
 
-const REPORT_TABLES = ['rpt_global_accounts', 'rpt_global_opportunities', 'rpt_attribution_events', 'rpt_new_opportunities', 'rpt_attribution_links', 'rpt_connected_partners', 'rpt_matched_accounts'] as const;
+const REPORT_TABLES = ['rpt_global_accounts', 'rpt_global_opportunities', 'rpt_attribution_events', 'rpt_new_opportunities', 'rpt_attribution_links', 'rpt_attribution_facts', 'rpt_connected_partners', 'rpt_matched_accounts'] as const;
 
 async function insert(db: Kysely<any>, table: string, pairs: Pairs, from: string): Promise<void> {
   const all: Pairs = [...pairs, ['search_text', searchText(table, pairs)]];
@@ -179,6 +179,7 @@ const oppColumns: Pairs = [
 const REPORT_INDEXES: ReadonlyArray<readonly [name: string, definition: string]> = [
   ['rpt_attribution_links_opp', 'rpt_attribution_links (org_id, opp_rid)'],
   ['rpt_attribution_links_scope', 'rpt_attribution_links (org_id, partner_org_id, event_date)'],
+  ['rpt_attribution_facts_scope', 'rpt_attribution_facts (org_id, event_date)'],
   ['rpt_attribution_events_scope', 'rpt_attribution_events (org_id, partner_org_id, event_date)'],
   ['rpt_matched_accounts_partner', 'rpt_matched_accounts (org_id, partner_org_id, rid)'],
   // The global accounts report reaches millions of rows per tenant: btree indexes for the
@@ -406,6 +407,11 @@ async function buildPipelineAttribution(db: Kysely<any>): Promise<void> {
   join rpt_new_opportunities${NEXT} n on n.org_id = o.org_id and n.opp_crm_opportunity_id = o.crm_opportunity_id
   ${EVENT_JOINS}`,
   );
+  // The narrow copy the pipeline summary aggregates per request (migration 0004), in
+  // (org_id, event_date) order so that an event window is a contiguous range of pages.
+  await sql.raw(`insert into rpt_attribution_facts${NEXT} (org_id, rid, opp_rid, partner_org_id, event_date, opp_created_date, event_type_code, event_subtype_code)
+  select org_id, rid, opp_rid, partner_org_id, event_date, opp_created_date, event_type_code, event_subtype_code
+  from rpt_attribution_links${NEXT} order by org_id, event_date`).execute(db);
 }
 
 async function buildConnectedPartners(db: Kysely<any>): Promise<void> {

@@ -91,14 +91,16 @@ export function scopeConditions(orgId: number, scope: Scope, a: string): Sql[] {
 /**
  * `from ... r` and the conditions that define the report's rows. For the pipeline
  * summary the context scopes the links that are counted (inside the aggregate), so an
- * opportunity without a counted event does not appear.
+ * opportunity without a counted event does not appear. The links are read from
+ * `rpt_attribution_facts` (migration 0004): the same rows as `rpt_attribution_links`
+ * with only the columns the scope and the counters use, stored in event-date order.
  */
 export function relation(plan: Pick<Plan, 'report' | 'orgId' | 'scope'>): { from: Sql; where: Sql[] } {
   const table = sql.table(plan.report.table);
   if (plan.report.shape === 'summary') {
     const linkScope = and(scopeConditions(plan.orgId, plan.scope, 'l'));
     const from = sql`(select o.*, ${sql.raw(['action_lists_created_count', 'action_list_downloads_count', 'workflows_initiated_count', 'workflow_intros_completed_count', 'total_attribution_events', 'total_partners'].map((c) => `c.${c}`).join(', '))}
-    from (select l.opp_rid, ${sql.raw(SUMMARY_COUNTERS)} from rpt_attribution_links l where ${linkScope} group by l.opp_rid) c
+    from (select l.opp_rid, ${sql.raw(SUMMARY_COUNTERS)} from rpt_attribution_facts l where ${linkScope} group by l.opp_rid) c
     join rpt_new_opportunities o on o.org_id = ${plan.orgId} and o.rid = c.opp_rid) r`;
     return { from, where: [] };
   }
@@ -254,6 +256,12 @@ export function recordsQuery(plan: Plan): Sql {
 }
 
 export function countQuery(plan: Plan): Sql {
+  // Pipeline summary without filters or search: one row per opportunity with a counted
+  // link, and every link's opp_rid is a row of rpt_new_opportunities of its organization
+  // (materialize.ts builds the links from that table), so the join adds no condition.
+  if (plan.report.shape === 'summary' && plan.filters.length === 0 && plan.search.length === 0) {
+    return sql`select count(distinct l.opp_rid) as n from rpt_attribution_facts l where ${and(scopeConditions(plan.orgId, plan.scope, 'l'))}`;
+  }
   const { from } = relation(plan);
   return sql`select count(*) as n from ${from} where ${whereClause(plan)}`;
 }

@@ -65,10 +65,20 @@ test('count uses the same conditions as the page', () => {
 
 test('summary: the context scopes the counted links inside the aggregate', () => {
   const p = plan('PIPELINE_ATTRIBUTION_SUMMARY', { context: { partnerPublicIds: [ALPHA], eventTypeCodes: ['ACTION_LIST'], eventDateStart: '100', eventDateEnd: '200', oppCreatedDateDays: 1 } });
-  const { sql, parameters } = compile(countQuery(p));
-  assert.match(sql, /from rpt_attribution_links l where \(l\.org_id = \$1 and l\.partner_org_id = any\(\$2::int\[\]\) and l\.event_type_code = any\(\$3::text\[\]\) and l\.event_date >= \$4 and l\.event_date <= \$5 and l\.opp_created_date >= \$6\) group by l\.opp_rid/);
-  assert.match(sql, /join rpt_new_opportunities o on o\.org_id = \$7 and o\.rid = c\.opp_rid\) r where true$/);
-  assert.deepEqual(parameters, [7, [11], ['ACTION_LIST'], 100, 200, 1_700_000_000 - 86400, 7]);
+  const { sql, parameters } = compile(recordsQuery(p));
+  assert.match(sql, /from rpt_attribution_facts l where \(l\.org_id = \$1 and l\.partner_org_id = any\(\$2::int\[\]\) and l\.event_type_code = any\(\$3::text\[\]\) and l\.event_date >= \$4 and l\.event_date <= \$5 and l\.opp_created_date >= \$6\) group by l\.opp_rid/);
+  assert.match(sql, /join rpt_new_opportunities o on o\.org_id = \$7 and o\.rid = c\.opp_rid\) r where true order by r\.rid asc nulls last limit \$8 offset \$9$/);
+  assert.deepEqual(parameters, [7, [11], ['ACTION_LIST'], 100, 200, 1_700_000_000 - 86400, 7, 10, 0]);
+});
+
+test('summary count: distinct counted opportunities without filters, the joined relation with them', () => {
+  const context = { partnerPublicIds: [ALPHA], eventTypeCodes: ['ACTION_LIST'], eventDateStart: '100', eventDateEnd: '200' };
+  assert.deepEqual(compile(countQuery(plan('PIPELINE_ATTRIBUTION_SUMMARY', { context }))), {
+    sql: 'select count(distinct l.opp_rid) as n from rpt_attribution_facts l where (l.org_id = $1 and l.partner_org_id = any($2::int[]) and l.event_type_code = any($3::text[]) and l.event_date >= $4 and l.event_date <= $5)',
+    parameters: [7, [11], ['ACTION_LIST'], 100, 200],
+  });
+  const filtered = compile(countQuery(plan('PIPELINE_ATTRIBUTION_SUMMARY', { context, filters: { total_partners: '2<->' } })));
+  assert.match(filtered.sql, /^select count\(\*\) as n from \(select o\.\*, .* from rpt_attribution_facts l where .* join rpt_new_opportunities o on o\.org_id = \$6 and o\.rid = c\.opp_rid\) r where r\.total_partners >= \$7::double precision$/s);
 });
 
 test('filter values: distinct non-null values ordered like a text sort; ranges are min/max', () => {
