@@ -152,13 +152,15 @@ const SEARCH_SEPARATOR = '\u001f';
 
 /**
  * Each term must occur in at least one textual column (terms ANDed, columns ORed). The
- * report tables keep those columns joined in `search_text` (trigram-indexed), so a term
- * is one ILIKE on it; the same test as ORing ILIKE over the columns.
+ * report tables keep those columns joined and lower-cased in `search_text`, so a term is
+ * one LIKE of the lower-cased pattern on it: the same test as ORing ILIKE over the
+ * columns (PostgreSQL's ILIKE on UTF-8 text is LIKE on lower() of both sides, so this
+ * only skips lowering every row's text per request).
  */
 export function searchCondition(terms: readonly string[], columns: readonly Column[]): Sql {
   return and(terms.map((t) => {
     const pattern = likeContains(t);
-    if (!t.includes(SEARCH_SEPARATOR)) return sql`r.search_text ilike ${pattern}`;
+    if (!t.includes(SEARCH_SEPARATOR)) return sql`r.search_text like lower(${pattern})`;
     return or(columns.map((c) => sql`${columnExpr(c)} ilike ${pattern}`));
   }));
 }

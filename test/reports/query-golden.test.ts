@@ -42,7 +42,7 @@ test('records: every filter operation, search and sort compile to parameterised 
   );
   const { sql, parameters } = compile(recordsQuery(p));
   assert.equal(
-    sql.slice(0, sql.indexOf(' and r.search_text ilike $10)')),
+    sql.slice(0, sql.indexOf(' and r.search_text like lower($10))')),
     'select r.account_name as c0, (r.custom ->> $1)::double precision as c1 from "rpt_global_accounts" r where (r.org_id = $2' +
       ' and r.account_name = any($3::text[]) and (r.city is null or not (r.city = any($4::text[]))) and r.industry ilike $5' +
       ' and (r.state is null or not (r.state ilike any($6::text[]))) and (r.custom ->> $7)::double precision >= $8::double precision' +
