@@ -135,7 +135,8 @@ export type ReportTable = keyof typeof REPORT_TABLES;
 export async function up(db: Kysely<unknown>): Promise<void> {
   for (const [table, columns] of Object.entries(REPORT_TABLES)) {
     // search_text: the row's searchable text (textual columns and string custom values,
-    // separated by U+001F), so free-text search is one trigram-indexed ILIKE per term.
+    // lower-cased at import and separated by U+001F), so free-text search is one LIKE
+    // per term (see materialize.ts and query.ts).
     await sql`create table ${sql.table(table)} (${sql.raw(columns)}, search_text text, primary key (org_id, rid))`.execute(db);
   }
   // Secondary indexes are created by materialize.ts after each rebuild (cheaper than
