@@ -24,9 +24,31 @@ function sharedCondition(f: AccountField): string {
   return f.sharedBy.length === 1 ? `(p.shared_fields ? ${quote(f.sharedBy[0]!)})` : `(p.shared_fields ?| array[${f.sharedBy.map(quote).join(', ')}])`;
 }
 
+/** Column of tmp_shares `s` that says whether the partnership shares `f` (evaluated once per partnership). */
+const shareFlag = (f: AccountField) => `s.f${ACCOUNT_FIELDS.indexOf(f)}`;
+
 /** The partner-account value of `f`, or NULL when it is not shared. */
 function masked(f: AccountField): string {
-  return `case when ${sharedCondition(f)} then pa.${f.column} end`;
+  return `case when ${shareFlag(f)} then pa.${f.column} end`;
+}
+
+// partnerFields builds every standard key and deletes the unshared ones, which is the
+// same object as concatenating the shared ones only if no two fields share a key.
+if (new Set(ACCOUNT_FIELDS.map((f) => f.partnerKey)).size !== ACCOUNT_FIELDS.length) throw new Error('duplicate partnerFields key');
+
+/**
+ * Per connected partnership (a handful of rows), what it shares: one boolean per account
+ * field (`f<index>`), the partnerFields keys it does not share (`unshared`) and its shared
+ * custom keys in share order (`custom_keys`, NULL when none). The per-row expressions of
+ * tmp_matches then read these instead of testing `shared_fields` 37 times per row.
+ */
+function sharesSelect(): string {
+  const flags = ACCOUNT_FIELDS.map((f, i) => `coalesce(${sharedCondition(f)}, false) as f${i}`);
+  const unshared = `array_remove(array[${ACCOUNT_FIELDS.map((f) => `case when ${sharedCondition(f)} then null else ${quote(f.partnerKey)} end`).join(', ')}]::text[], null) as unshared`;
+  const custom = `(select array_agg(substr(x.f, 8) order by x.n) from jsonb_array_elements_text(p.shared_fields) with ordinality as x(f, n) where x.f like 'custom.%') as custom_keys`;
+  return `select sh.*, dense_rank() over (order by sh.unshared)::int as profile from (
+  select p.org_id, p.partner_org_id, ${[...flags, unshared, custom].join(',\n    ')}
+  from partnerships p where p.status = 'CONNECTED') sh`;
 }
 
 const byPath = (path: string): AccountField => {
@@ -35,12 +57,24 @@ const byPath = (path: string): AccountField => {
   return f;
 };
 
-/** The `partnerFields` object: exactly the shared standard and custom fields. */
-function partnerFieldsExpression(): string {
-  const standard = ACCOUNT_FIELDS.map((f) => `case when ${sharedCondition(f)} then jsonb_build_object(${quote(f.partnerKey)}, pa.${f.column}) else '{}'::jsonb end`);
-  const custom = `coalesce((select jsonb_object_agg('partner' || lower(substr(s.f, 8)), pa.custom -> substr(s.f, 8))
-      from jsonb_array_elements_text(p.shared_fields) as s(f) where s.f like 'custom.%' and pa.crm_account_id is not null), '{}'::jsonb)`;
-  return [...standard, custom].join('\n      || ');
+/**
+ * The `partnerFields` object: exactly the shared standard and custom fields (a custom key
+ * overrides a standard key of the same name, and the last of equal custom keys wins, as
+ * when each shared field was concatenated in turn).
+ *
+ * `profiles` are the distinct sets of unshared keys of the connected partnerships (tmp_shares
+ * numbers them): for each one the object is built from the shared keys only, so a row pays
+ * for the fields its partnership shares; beyond MAX_PROFILES the object is built whole and
+ * the unshared keys deleted (the same object, since no two fields share a key).
+ */
+const MAX_PROFILES = 64;
+function partnerFieldsExpression(profiles: ReadonlyArray<{ profile: number; unshared: string[] }>): string {
+  const build = (fields: readonly AccountField[]) => `jsonb_build_object(${fields.map((f) => `${quote(f.partnerKey)}, pa.${f.column}`).join(', ')})`;
+  const branches = profiles.slice(0, MAX_PROFILES).map(({ profile, unshared }) => `when ${Number(profile)} then ${build(ACCOUNT_FIELDS.filter((f) => !unshared.includes(f.partnerKey)))}`);
+  const standard = `case s.profile ${branches.join('\n      ')} else (${build(ACCOUNT_FIELDS)} - s.unshared) end`;
+  const custom = `case when s.custom_keys is null or pa.crm_account_id is null then '{}'::jsonb else coalesce((select jsonb_object_agg('partner' || lower(u.k), pa.custom -> u.k order by u.n)
+      from unnest(s.custom_keys) with ordinality as u(k, n)), '{}'::jsonb) end`;
+  return `(${standard})\n      || ${custom}`;
 }
 
 const text = (expr: string) => `lower(${expr}) collate "C", ${expr} collate "C"`;
@@ -195,6 +229,10 @@ const REPORT_INDEXES: ReadonlyArray<readonly [name: string, definition: string]>
 ];
 
 export async function materialize(db: Kysely<any>): Promise<void> {
+  // The window sorts of the report inserts carry whole rows (~1-2 KB each): with the
+  // default 4 MB they spill 240-270 MB to disk at 200,000 rows. `set local` ends with the
+  // import transaction.
+  await sql`set local work_mem = '128MB'`.execute(db);
   await sql`analyze orgs, partnerships, accounts, opportunities, account_matches, events, event_types, custom_fields`.execute(db);
   await computeTopParents(db);
   await buildTemporaryTables(db);
@@ -208,7 +246,7 @@ export async function materialize(db: Kysely<any>): Promise<void> {
   await buildPipelineAttribution(db);
   await buildConnectedPartners(db);
   await buildMatchedAccounts(db);
-  for (const t of ['tmp_matches', 'tmp_partner_counts', 'tmp_subtypes', 'tmp_links']) await sql.raw(`drop table if exists ${t}`).execute(db);
+  for (const t of TEMPORARY_TABLES) await sql.raw(`drop table if exists ${t}`).execute(db);
   // Indexes after the bulk insert (cheaper than maintaining them row by row), then the swap.
   for (const table of REPORT_TABLES) await sql.raw(`alter table ${table}${NEXT} add primary key (org_id, rid)`).execute(db);
   for (const [name, definition] of REPORT_INDEXES) {
@@ -239,8 +277,12 @@ async function computeTopParents(db: Kysely<any>): Promise<void> {
       and a.top_parent_crm_account_id is distinct from tp.top`.execute(db);
 }
 
+const TEMPORARY_TABLES = ['tmp_shares', 'tmp_matches', 'tmp_partner_counts', 'tmp_subtypes', 'tmp_links'] as const;
+
 async function buildTemporaryTables(db: Kysely<any>): Promise<void> {
-  for (const t of ['tmp_matches', 'tmp_partner_counts', 'tmp_subtypes', 'tmp_links']) await sql.raw(`drop table if exists ${t}`).execute(db);
+  for (const t of TEMPORARY_TABLES) await sql.raw(`drop table if exists ${t}`).execute(db);
+  await sql.raw(`create temp table tmp_shares as\n  ${sharesSelect()}`).execute(db);
+  const profiles = (await sql<{ profile: number; unshared: string[] }>`select distinct profile, unshared from tmp_shares order by profile`.execute(db)).rows;
   const pa = (path: string, as: string) => `${masked(byPath(path))} as ${as}`;
   // Matches with CONNECTED partners only: pending and disconnected partners contribute nothing.
   await sql
@@ -257,9 +299,10 @@ async function buildTemporaryTables(db: Kysely<any>): Promise<void> {
     ${pa('closedWonOppCount', 'pa_closed_won_opp_count')}, ${pa('owner.name', 'pa_owner_name')},
     ${pa('owner.email', 'pa_owner_email')}, ${pa('owner.title', 'pa_owner_title')}, ${pa('owner.phone', 'pa_owner_phone')},
     ${pa('city', 'pa_city')}, ${pa('state', 'pa_state')}, ${pa('country', 'pa_country')},
-    ${partnerFieldsExpression()} as partner_fields
+    ${partnerFieldsExpression(profiles)} as partner_fields
   from account_matches m
   join partnerships p on p.org_id = m.org_id and p.partner_org_id = m.partner_org_id and p.status = 'CONNECTED'
+  join tmp_shares s on s.org_id = m.org_id and s.partner_org_id = m.partner_org_id
   join orgs po on po.id = m.partner_org_id
   left join accounts pa on pa.org_id = m.partner_org_id and pa.crm_account_id = m.partner_crm_account_id`,
     )
