@@ -59,6 +59,11 @@ export interface ReportCall {
   query: Record<string, unknown>;
   body: Record<string, unknown>;
   channel?: ChannelOptions;
+  /**
+   * The data version the caller already read (the route's ETag): the answer is then
+   * computed for exactly the version its tag names, and it is not read twice.
+   */
+  dataVersion?: string;
 }
 
 export interface EventTypeListing {
@@ -160,7 +165,7 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
 
   async function planUntimed(call: ReportCall, paging: Paging, excludeFilterOn?: string): Promise<ServicePlan> {
     const def = report(call.reportId, call.channel ? 'channel' : 'analytics');
-    const version = await dataVersion();
+    const version = call.dataVersion ?? (await dataVersion());
     const [meta, pre] = await Promise.all([metadata(call.caller, version), precomputed(call.caller.orgId, version)]);
     const input = { report: def, meta, body: parseReportBody(call.body), paging, nowSeconds: Math.floor(deps.clock() / 1000) };
     const built = buildPlan({ ...input, ...(call.channel ? { channel: call.channel } : {}), ...(excludeFilterOn ? { excludeFilterOn } : {}) });

@@ -43,9 +43,10 @@ export async function runReport<T>(
   const timing = { plan: 0, db: 0, handlerEnd: 0, started: performance.now() };
   request.reportTiming = timing;
   let etag: string | undefined;
+  let version: string | undefined;
   try {
     if (options.etag) {
-      const version = await reports.dataVersion();
+      version = await reports.dataVersion();
       const body = JSON.stringify(request.body ?? {});
       const relative = /Days"/.test(body) ? String(Math.floor((options.now ?? Date.now)() / 1000)) : '';
       const digest = createHash('sha256').update([version, call.caller.orgId, request.method, request.url, body, relative].join('\n')).digest('base64url').slice(0, 27);
@@ -55,7 +56,7 @@ export async function runReport<T>(
         return reply.code(304).header('etag', etag).send();
       }
     }
-    const result = await operation({ ...call, timing });
+    const result = await operation({ ...call, timing, ...(version === undefined ? {} : { dataVersion: version }) });
     // Only successful answers get a tag, so a 304 can never stand for an error.
     if (etag) reply.header('etag', etag);
     return result;
