@@ -13,12 +13,13 @@ import { loadOrgMetadata, type OrgMetadata } from './metadata.js';
 import { LRUCache } from 'lru-cache';
 import { cached, cacheKey, memoryFigureCache, type FigureCache } from './cache.js';
 import { buildPlan, customColumns, type ChannelOptions, type Plan } from './plan.js';
-import { batchQuery, boundariesQuery, csvBatchQuery, dictionaryValuesQuery, distinctValuesQuery, isAllRows, isWholeTable, rangeQuery, sortKeys, type QueryPlan } from './query.js';
+import { batchQuery, boundariesQuery, dictionaryValuesQuery, distinctValuesQuery, isAllRows, isWholeTable, rangeQuery, sortKeys, type QueryPlan } from './query.js';
 import { accelerate, countStatement, pageStatement } from './direct-sql.js';
 import { loadPrecomputed, NOTHING_PRECOMPUTED, storedDashboardQuery, storedName, type Precomputed } from './precomputed.js';
 import { dashboardQueries } from './query-dashboard.js';
 import { parsePaging, parseReportBody, throwIfErrors, type Paging } from './request.js';
-import { csvStream } from './render/csv.js';
+import { downloadStream } from './download.js';
+import { dataVersionReader } from './data-version.js';
 import { renderDashboard, type Dashboard } from './render/dashboard.js';
 import { columnMetadata, type ColumnMetadata } from './render/columns.js';
 import { filterValuesPage, rangeItem, type FilterValuesPage } from './render/filter-values.js';
@@ -86,9 +87,6 @@ export interface ReportService {
   standardColumns(report: ReportDefinition, caller: Caller): Promise<ColumnMetadata[]>;
 }
 
-/** Rows per keyset batch of a CSV download (ready lines of about 1 KB each). */
-const CSV_BATCH = 10_000;
-
 /** A plan with its data version, what is precomputed for its organization and the accelerations that follow. */
 type ServicePlan = QueryPlan & { version: string; pre: Precomputed };
 
@@ -104,24 +102,8 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
 
   const cache = deps.cache ?? memoryFigureCache();
 
-  /** Bumped by every import; part of every cache key. One primary-key read per request. */
-  // Concurrent requests share one read in flight (single flight): under load the version
-  // costs one query per round trip instead of one or two per request. A request may so
-  // see the version read up to one round trip before it arrived, never an older one.
-  let versionInFlight: Promise<string> | undefined;
-  const dataVersion = (): Promise<string> => {
-    if (versionInFlight) return versionInFlight;
-    const read = (async () => {
-      try {
-        const row = await db.selectFrom('service_state').select('value').where('key', '=', 'data_version').executeTakeFirst();
-        return row?.value ?? '0';
-      } finally {
-        versionInFlight = undefined;
-      }
-    })();
-    versionInFlight = read;
-    return read;
-  };
+  /** Bumped by every import; part of every cache key. */
+  const dataVersion = dataVersionReader(db);
 
   // Metadata (Maps and Sets) stays in this process; it is cheap to rebuild per instance.
   const metaCache = new LRUCache<string, OrgMetadata>({ max: 1000 });
@@ -275,20 +257,8 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
 
     async download(call) {
       const p = await plan(call, { ...paging(call.query), page: 0 });
-      const keyCount = sortKeys(p).length;
-      async function* batches(): AsyncGenerator<string[]> {
-        let after: unknown[] | null = null;
-        for (;;) {
-          const rows: Array<Record<string, unknown>> = await run<Record<string, unknown>>(csvBatchQuery(p, after, CSV_BATCH));
-          if (rows.length === 0) return;
-          yield rows.map((r) => r.line as string);
-          if (rows.length < CSV_BATCH) return;
-          const last: Record<string, unknown> = rows[rows.length - 1]!;
-          after = Array.from({ length: keyCount }, (_, i): unknown => last[`k${i}`] ?? null);
-        }
-      }
       const date = new Date(deps.clock()).toISOString().slice(0, 10);
-      return { filename: `${p.report.id}-${date}.csv`, stream: csvStream(p, batches()) };
+      return { filename: `${p.report.id}-${date}.csv`, stream: downloadStream(run, p) };
     },
 
     async dashboard(call) {
