@@ -19,7 +19,7 @@ import type { Database } from '../db/database.js';
 import { ENTITIES, type EntitySpec } from './bundle-spec.js';
 import { checkDuplicates, checkParentCycles, checkReferences, type LineProblem } from './check-references.js';
 import { loadEntity, withoutForeignKeyTriggers, type EntityCount } from './load.js';
-import { materialize } from './materialize.js';
+import { ANALYZED_IN_IMPORT, materialize } from './materialize.js';
 import { copyInto, type CopyWriter } from './copy-into.js';
 import { stagingColumns } from './copy-format.js';
 import { parseBundle } from './parse-bundle.js';
@@ -129,6 +129,8 @@ export async function importBundle(database: Database, dir: string, options: Imp
       // The service's statement timeout guards API queries; one statement of a large
       // import (an upsert of millions of rows, a report-table rebuild) may rightly take longer.
       await sql`set local statement_timeout = 0`.execute(trx);
+      // The checks and upserts run once each over whole files: JIT compilation does not pay off (see materialize.ts).
+      await sql`set local jit = off`.execute(trx);
       const customTypes = await existingCustomTypes(trx);
       for (const spec of ENTITIES) await createStagingTable(trx, spec);
 
@@ -197,6 +199,31 @@ export async function importBundle(database: Database, dir: string, options: Imp
     throw err;
   }
   // Fresh statistics for the planner after a bulk change (outside the transaction: ANALYZE is cheap and not transactional state).
-  await timed('analyze', () => sql`analyze`.execute(database.db).catch(() => undefined));
+  await timed('analyze', () => analyzeAfterImport(database).catch(() => undefined));
   return { ok: true, counts, dataVersion };
 }
+
+/**
+ * ANALYZE of every table of the schema but those the import transaction analyzed after
+ * its last write to them (their statistics were committed with it), split over two
+ * connections on PostgreSQL: each ANALYZE samples a fixed number of rows of one table on
+ * one core, so two run side by side in about half the time. Catalogs are left to
+ * autovacuum (a whole-database `analyze` did them too, for nothing the service reads).
+ */
+async function analyzeAfterImport(database: Database): Promise<void> {
+  const tables = (
+    await sql<{ name: string }>`select c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
+      where n.nspname = current_schema() and c.relkind in ('r', 'p') order by c.relpages desc, c.relname`.execute(database.db)
+  ).rows
+    .map((r) => r.name)
+    .filter((name) => !ANALYZED_IN_IMPORT.has(name));
+  const lanes = database.engine === 'postgres' ? 2 : 1;
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: lanes }, async () => {
+      while (next < tables.length) await sql.raw(`analyze ${quoteIdent(tables[next++]!)}`).execute(database.db);
+    }),
+  );
+}
+
+const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;

@@ -13,7 +13,7 @@
 import { sql, type Kysely } from 'kysely';
 import { ACCOUNT_FIELDS, type AccountField } from '../reports/catalog/account-fields.js';
 import { ANALYTICS_REPORTS, CHANNEL_REPORTS, isTextual, type ReportDefinition } from '../reports/catalog/index.js';
-import { buildPrecomputed } from '../reports/precomputed.js';
+import { ANALYZED_REPORT_TABLES, buildPrecomputed } from '../reports/precomputed.js';
 
 type Pairs = ReadonlyArray<readonly [column: string, expression: string]>;
 
@@ -87,11 +87,92 @@ const jsonStrings = (expr: string) =>
   `coalesce((select string_agg(j.value #>> '{}', chr(31)) from jsonb_each(${expr}) j where jsonb_typeof(j.value) = 'string'), '')`;
 
 /**
+ * jsonb keeps an object's keys shorter first, then by bytes: the order `jsonb_each`
+ * returns them in, so the order in which jsonStrings joins their values.
+ */
+export function jsonbKeyOrder(a: string, b: string): number {
+  const x = Buffer.from(a, 'utf8');
+  const y = Buffer.from(b, 'utf8');
+  return x.length - y.length || Buffer.compare(x, y);
+}
+
+/**
+ * Which keys occur in the data (found once per import by `jsonKeys`): per table and
+ * organization, the keys of any row's `custom`, and the keys any `partner_fields` object
+ * can hold. With them, the string values of an object are `concat_ws` over per-key
+ * lookups in key order: the same text as jsonStrings without a `jsonb_each` subquery per
+ * row (about 3 s per 200,000 rows measured, the largest part of search_text).
+ */
+export interface JsonKeys {
+  custom: Map<string, Map<number, string[]>>;
+  partnerFields: string[];
+}
+
+/** Alias of a `custom` column in the report inserts -> its table. */
+const CUSTOM_TABLE: Record<string, string> = { a: 'accounts', oa: 'accounts', e: 'events', o: 'opportunities' };
+
+const stringValue = (value: string) => `case when jsonb_typeof(${value}) = 'string' then ${value} #>> '{}' end`;
+
+/**
+ * String values of `custom` (one object, or several merged with `||`, a later key
+ * winning) by the keys each organization's rows hold; null when the expression is not
+ * of that form (the caller then uses jsonStrings).
+ */
+function customStrings(expr: string, orgId: string, keys: JsonKeys): string | null {
+  const aliases = expr.split(' || ').map((part) => /^([a-z]+)\.custom$/.exec(part.trim())?.[1]);
+  if (aliases.some((a) => !a || !CUSTOM_TABLE[a])) return null;
+  const parts = aliases.map((a) => ({ alias: a!, keys: keys.custom.get(CUSTOM_TABLE[a!]!) ?? new Map<number, string[]>() }));
+  const orgs = [...new Set(parts.flatMap((p) => [...p.keys.keys()]))].sort((x, y) => x - y);
+  const branches = orgs.map((org) => {
+    const all = [...new Set(parts.flatMap((p) => p.keys.get(org) ?? []))].sort(jsonbKeyOrder);
+    const values = all.map((k) => {
+      // The last object holding the key decides its value (`||` keeps the right one).
+      const holders = parts.filter((p) => p.keys.get(org)?.includes(k)).reverse().map((p) => `${p.alias}.custom -> ${quote(k)}`);
+      return stringValue(holders.length === 1 ? holders[0]! : `coalesce(${holders.join(', ')})`);
+    });
+    return `when ${Number(org)} then concat_ws(chr(31), ${values.join(', ')})`;
+  });
+  return branches.length ? `case ${orgId} ${branches.join(' ')} else '' end` : "''";
+}
+
+/** String values of `partner_fields` by every key it can hold (absent ones are null, and concat_ws skips them). */
+function partnerFieldStrings(expr: string, keys: JsonKeys): string {
+  const all = [...keys.partnerFields].sort(jsonbKeyOrder);
+  return all.length ? `concat_ws(chr(31), ${all.map((k) => stringValue(`${expr} -> ${quote(k)}`)).join(', ')})` : "''";
+}
+
+/**
+ * The keys of every custom object (per table and organization) and of partner_fields.
+ * One pass over each table with a custom column; run after the load, so it sees every row
+ * the report inserts read.
+ */
+async function jsonKeys(db: Kysely<any>): Promise<JsonKeys> {
+  const tables = [...new Set(Object.values(CUSTOM_TABLE))];
+  const rows = (
+    await sql
+      .raw<{ t: string; org_id: number; k: string }>(
+        tables.map((t) => `select * from (select distinct '${t}' as t, org_id, k from ${t} cross join lateral jsonb_object_keys(custom) k) ${t}`).join('\nunion all\n'),
+      )
+      .execute(db)
+  ).rows;
+  const custom = new Map<string, Map<number, string[]>>();
+  for (const r of rows) {
+    let byOrg = custom.get(r.t);
+    if (!byOrg) custom.set(r.t, (byOrg = new Map()));
+    const org = Number(r.org_id);
+    byOrg.set(org, [...(byOrg.get(org) ?? []), r.k]);
+  }
+  // partnerFieldsExpression's keys: the standard ones, and 'partner' || lower(key) of each shared custom key.
+  const shared = (await sql<{ k: string }>`select distinct 'partner' || lower(k) as k from tmp_shares cross join lateral unnest(custom_keys) k`.execute(db)).rows.map((r) => r.k);
+  return { custom, partnerFields: [...new Set([...ACCOUNT_FIELDS.map((f) => f.partnerKey), ...shared])] };
+}
+
+/**
  * The row's searchable text: every textual column of the report's catalog and the string
  * values of its custom (and shared partner) fields, joined by U+001F so that no search
  * term (they never contain it) can match across two values.
  */
-function searchText(table: string, pairs: Pairs): string {
+function searchText(table: string, pairs: Pairs, keys?: JsonKeys): string {
   const report = REPORT_OF_TABLE[table];
   const source = new Map(pairs);
   const parts: string[] = [];
@@ -100,8 +181,10 @@ function searchText(table: string, pairs: Pairs): string {
     const expr = source.get(c.sql.replace(/^r\./, ''));
     if (expr) parts.push(`coalesce((${expr})::text, '')`);
   }
-  if (source.has('custom')) parts.push(jsonStrings(`(${source.get('custom')})`));
-  if (source.has('partner_fields')) parts.push(jsonStrings(`(${source.get('partner_fields')})`));
+  const custom = source.get('custom');
+  if (custom !== undefined) parts.push((keys && customStrings(custom, source.get('org_id')!, keys)) ?? jsonStrings(`(${custom})`));
+  const partnerFields = source.get('partner_fields');
+  if (partnerFields !== undefined) parts.push(keys && /^[a-z]+\.[a-z_]+$/.test(partnerFields) ? partnerFieldStrings(partnerFields, keys) : jsonStrings(`(${partnerFields})`));
   // Stored lower-cased: `x ilike p` on a UTF-8 database is `lower(x) like lower(p)` (the
   // matcher lowers both), so search runs LIKE on this column without lowering ~600 bytes
   // per row per request (query.ts searchCondition).
@@ -118,8 +201,8 @@ const NEXT = '__next';
 
 const REPORT_TABLES = ['rpt_global_accounts', 'rpt_global_opportunities', 'rpt_attribution_events', 'rpt_new_opportunities', 'rpt_attribution_links', 'rpt_attribution_facts', 'rpt_connected_partners', 'rpt_matched_accounts'] as const;
 
-async function insert(db: Kysely<any>, table: string, pairs: Pairs, from: string): Promise<void> {
-  const all: Pairs = [...pairs, ['search_text', searchText(table, pairs)]];
+async function insert(db: Kysely<any>, keys: JsonKeys, table: string, pairs: Pairs, from: string): Promise<void> {
+  const all: Pairs = [...pairs, ['search_text', searchText(table, pairs, keys)]];
   const columns = all.map(([c]) => c).join(', ');
   const expressions = all.map(([, e]) => e).join(',\n    ');
   await sql.raw(`insert into ${table}${NEXT} (${columns})\n  select ${expressions}\n  ${from}`).execute(db);
@@ -228,24 +311,34 @@ const REPORT_INDEXES: ReadonlyArray<readonly [name: string, definition: string]>
   ['rpt_global_accounts_match_date', 'rpt_global_accounts (org_id, partner_first_match_date)'],
 ];
 
+/** Tables with fresh statistics when materialize returns: analyzed after their last write, inside the transaction. */
+const ANALYZED_BASE_TABLES = ['orgs', 'partnerships', 'opportunities', 'account_matches', 'events', 'event_types', 'custom_fields'] as const;
+export const ANALYZED_IN_IMPORT: ReadonlySet<string> = new Set([...ANALYZED_BASE_TABLES, 'rpt_new_opportunities', ...ANALYZED_REPORT_TABLES]);
+
 export async function materialize(db: Kysely<any>): Promise<void> {
   // The window sorts of the report inserts carry whole rows (~1-2 KB each): with the
   // default 4 MB they spill 240-270 MB to disk at 200,000 rows. `set local` ends with the
   // import transaction.
   await sql`set local work_mem = '128MB'`.execute(db);
-  await sql`analyze orgs, partnerships, accounts, opportunities, account_matches, events, event_types, custom_fields`.execute(db);
+  // Each statement here runs once over the whole data with ~100 expressions per row: LLVM
+  // compiling (inlining, optimizing) them cost more than it saved (the custom-keys scan
+  // took 4.7 s with JIT, 2.0 s without, at scale 100).
+  await sql`set local jit = off`.execute(db);
+  // accounts too: the planner needs its statistics for the builds below (its top parents then change, so it is analyzed again after the commit).
+  await sql.raw(`analyze accounts, ${ANALYZED_BASE_TABLES.join(', ')}`).execute(db);
   await computeTopParents(db);
   await buildTemporaryTables(db);
+  const keys = await jsonKeys(db);
   for (const table of REPORT_TABLES) {
     await sql.raw(`drop table if exists ${table}${NEXT}`).execute(db);
     await sql.raw(`create table ${table}${NEXT} (like ${table} including defaults)`).execute(db);
   }
-  await buildGlobalAccounts(db);
-  await buildGlobalOpportunities(db);
-  await buildAttributionEvents(db);
-  await buildPipelineAttribution(db);
-  await buildConnectedPartners(db);
-  await buildMatchedAccounts(db);
+  await buildGlobalAccounts(db, keys);
+  await buildGlobalOpportunities(db, keys);
+  await buildAttributionEvents(db, keys);
+  await buildPipelineAttribution(db, keys);
+  await buildConnectedPartners(db, keys);
+  await buildMatchedAccounts(db, keys);
   for (const t of TEMPORARY_TABLES) await sql.raw(`drop table if exists ${t}`).execute(db);
   // Indexes after the bulk insert (cheaper than maintaining them row by row), then the swap.
   for (const table of REPORT_TABLES) await sql.raw(`alter table ${table}${NEXT} add primary key (org_id, rid)`).execute(db);
@@ -318,9 +411,10 @@ async function buildTemporaryTables(db: Kysely<any>): Promise<void> {
     from event_types et cross join lateral jsonb_array_elements(et.subtypes) as s`.execute(db);
 }
 
-async function buildGlobalAccounts(db: Kysely<any>): Promise<void> {
+async function buildGlobalAccounts(db: Kysely<any>, keys: JsonKeys): Promise<void> {
   await insert(
     db,
+    keys,
     'rpt_global_accounts',
     [
       ['org_id', 'm.org_id'],
@@ -339,9 +433,10 @@ async function buildGlobalAccounts(db: Kysely<any>): Promise<void> {
   );
 }
 
-async function buildGlobalOpportunities(db: Kysely<any>): Promise<void> {
+async function buildGlobalOpportunities(db: Kysely<any>, keys: JsonKeys): Promise<void> {
   await insert(
     db,
+    keys,
     'rpt_global_opportunities',
     [
       ['org_id', 'm.org_id'],
@@ -375,9 +470,10 @@ const EVENT_JOINS = `
   left join event_types et on et.code = e.event_type_code
   left join tmp_subtypes st on st.code = e.event_type_code and st.subcode = e.event_subtype_code`;
 
-async function buildAttributionEvents(db: Kysely<any>): Promise<void> {
+async function buildAttributionEvents(db: Kysely<any>, keys: JsonKeys): Promise<void> {
   await insert(
     db,
+    keys,
     'rpt_attribution_events',
     [
       ['org_id', 'e.org_id'],
@@ -399,7 +495,7 @@ async function buildAttributionEvents(db: Kysely<any>): Promise<void> {
  * linked to opportunity O of the same organization when both accounts share a top parent
  * and d <= O.createdDate <= d + W days. An opportunity with at least one link is new.
  */
-async function buildPipelineAttribution(db: Kysely<any>): Promise<void> {
+async function buildPipelineAttribution(db: Kysely<any>, keys: JsonKeys): Promise<void> {
   await sql`create temp table tmp_links as
     select e.org_id, e.event_id, o.crm_opportunity_id
     from events e
@@ -414,6 +510,7 @@ async function buildPipelineAttribution(db: Kysely<any>): Promise<void> {
 
   await insert(
     db,
+    keys,
     'rpt_new_opportunities',
     [
       ['org_id', 'o.org_id'],
@@ -431,6 +528,7 @@ async function buildPipelineAttribution(db: Kysely<any>): Promise<void> {
   await sql.raw(`analyze rpt_new_opportunities${NEXT}`).execute(db);
   await insert(
     db,
+    keys,
     'rpt_attribution_links',
     [
       ['org_id', 'e.org_id'],
@@ -460,11 +558,12 @@ async function buildPipelineAttribution(db: Kysely<any>): Promise<void> {
   from rpt_attribution_links${NEXT} order by org_id, event_date`).execute(db);
 }
 
-async function buildConnectedPartners(db: Kysely<any>): Promise<void> {
+async function buildConnectedPartners(db: Kysely<any>, keys: JsonKeys): Promise<void> {
   // MUTUAL: connected in both directions. The partner's own partnership record decides
   // when the bundle has one; otherwise the caller's `mutual` flag does.
   await insert(
     db,
+    keys,
     'rpt_connected_partners',
     [
       ['org_id', 'p.org_id'],
@@ -484,11 +583,12 @@ async function buildConnectedPartners(db: Kysely<any>): Promise<void> {
   );
 }
 
-async function buildMatchedAccounts(db: Kysely<any>): Promise<void> {
+async function buildMatchedAccounts(db: Kysely<any>, keys: JsonKeys): Promise<void> {
   // mapByLocations compares with the partner's SHARED city/state/country only: matching
   // on an unshared value would let a filter reveal it.
   await insert(
     db,
+    keys,
     'rpt_matched_accounts',
     [
       ['org_id', 'm.org_id'],

@@ -27,6 +27,8 @@ type Sql = RawBuilder<unknown>;
  */
 const DICTIONARY_MAX_DISTINCT = 1_000;
 const DICTIONARY_TABLES: ReadonlySet<string> = new Set(['rpt_global_accounts']);
+/** Report tables buildPrecomputed analyzes after their rows are written (the import need not analyze them again). */
+export const ANALYZED_REPORT_TABLES: readonly string[] = [...DICTIONARY_TABLES];
 
 /** The plain column name of a catalog column stored as-is (`r.<name>`), or null. */
 export function storedName(column: Column): string | null {
@@ -63,17 +65,18 @@ async function summarizeTable(db: Kysely<any>, report: ReportDefinition): Promis
     const name = storedName(c);
     if (name && stored.has(name) && !columns.has(name)) columns.set(name, c);
   }
+  // Fresh statistics for the dictionary choice below (they help the requests too, before
+  // the analyze that follows the import's commit, which then skips this table).
+  if (DICTIONARY_TABLES.has(table)) await sql.raw(`analyze ${table}`).execute(db);
   // Row counts and ranges: one pass, grouped by organization.
   const ranges = [...columns].filter(([, c]) => isRange(c)).map(([n]) => n);
   const aggregates = ranges.map((n) => `min(${n})::double precision as "min_${n}", max(${n})::double precision as "max_${n}"`);
   const totals = (await sql.raw(`select org_id, count(*) as n${aggregates.map((a) => `, ${a}`).join('')} from ${table} group by org_id`).execute(db)).rows as Array<Record<string, unknown>>;
   if (totals.length === 0) return;
 
-  // Dictionary columns: low cardinality by the planner's estimate (fresh statistics help
-  // the requests too, before the analyze that follows the import's commit).
+  // Dictionary columns: low cardinality by the planner's estimate.
   let dictionary: Array<{ name: string; expr: string }> = [];
   if (DICTIONARY_TABLES.has(table)) {
-    await sql.raw(`analyze ${table}`).execute(db);
     const stats = (await sql`select s.attname as name, s.n_distinct as nd, c.reltuples as rows
       from pg_stats s join pg_class c on c.relname = s.tablename and c.relkind = 'r'
       where s.schemaname = current_schema() and s.tablename = ${table}`.execute(db)).rows as Array<{ name: string; nd: number; rows: number }>;
