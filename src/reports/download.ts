@@ -1,30 +1,130 @@
 /**
  * CSV download (contract section 5): every matching row, streamed from the database in
- * keyset batches with backpressure, so memory holds one batch whatever the row count.
+ * bounded batches, so memory holds a few batches whatever the row count.
+ *
+ * - PostgreSQL: `COPY (select <cells> ...) TO STDOUT` per range of rows in the plan's order
+ *   (query-csv.ts); the ranges come from one pass over the matching rows' sort keys (or,
+ *   for every row in the default order, from `rid` alone). Each batch runs on a pooled
+ *   connection of its own, is read whole into memory and the connection returned, so a
+ *   slow client never holds a connection or a statement open; two batches are produced at
+ *   a time (both cores: PostgreSQL formats, Node only moves bytes) and the next ones start
+ *   only when the client has taken the earlier ones (backpressure).
+ * - PGlite (and plans of fewer than two columns): keyset batches of ready CSV lines
+ *   (query.ts `csvBatchQuery`).
  */
 import type { Readable } from 'node:stream';
-import type { RawBuilder } from 'kysely';
+import { CompiledQuery, type Kysely, type RawBuilder } from 'kysely';
+import { to as copyTo } from 'pg-copy-streams';
 import { csvBatchQuery, sortKeys, type QueryPlan } from './query.js';
-import { csvStream } from './render/csv.js';
+import { boundariesQuery, copyBatchQuery, copyStatement, copySupported, lastRidQuery, type Boundary } from './query-csv.js';
+import { crlfRowEnds, csvStream } from './render/csv.js';
 
-/** Rows per keyset batch of a CSV download (ready lines of about 1 KB each). */
+/** Rows per keyset batch of ready lines (about 1 KB each). */
 const CSV_BATCH = 10_000;
+/** Rows per COPY batch (about 0.7 KB each at 65 columns) and batches produced at once. */
+const COPY_BATCH = 20_000;
+const COPY_AHEAD = 2;
 
 type Run = <T>(query: RawBuilder<unknown>) => Promise<T[]>;
 
-/** The CSV stream of a plan: the header row, then the rows in the plan's order. */
-export function downloadStream(run: Run, p: QueryPlan): Readable {
-  const keyCount = sortKeys(p).length;
-  async function* batches(): AsyncGenerator<string[]> {
-    let after: unknown[] | null = null;
-    for (;;) {
-      const rows: Array<Record<string, unknown>> = await run<Record<string, unknown>>(csvBatchQuery(p, after, CSV_BATCH));
-      if (rows.length === 0) return;
-      yield rows.map((r) => r.line as string);
-      if (rows.length < CSV_BATCH) return;
-      const last: Record<string, unknown> = rows[rows.length - 1]!;
-      after = Array.from({ length: keyCount }, (_, i): unknown => last[`k${i}`] ?? null);
-    }
+/**
+ * The CSV stream of a plan: the header row, then the rows in the plan's order. `source`
+ * is the database, or the service's `run` (which executes a query with `query.execute(db)`,
+ * so the database is found by handing it a query that records what it is executed on).
+ */
+export function downloadStream(source: Kysely<any> | Run, p: QueryPlan): Readable {
+  async function* body(): AsyncGenerator<Buffer> {
+    const db = typeof source === 'function' ? await databaseOf(source) : source;
+    if (db && copySupported(p) && !(await isPglite(db))) yield* copyBatches(db, p);
+    else yield* lineBatches((query) => (db ? query.execute(db).then((r) => r.rows) : (source as Run)(query)), p);
   }
-  return csvStream(p, batches());
+  return csvStream(p, body());
+}
+
+async function* lineBatches(run: (query: RawBuilder<unknown>) => Promise<unknown[]>, p: QueryPlan): AsyncGenerator<Buffer> {
+  const keyCount = sortKeys(p).length;
+  let after: unknown[] | null = null;
+  for (;;) {
+    const rows = (await run(csvBatchQuery(p, after, CSV_BATCH))) as Array<Record<string, unknown>>;
+    if (rows.length === 0) return;
+    yield Buffer.from(`${rows.map((r) => r.line as string).join('\r\n')}\r\n`);
+    if (rows.length < CSV_BATCH) return;
+    const last: Record<string, unknown> = rows[rows.length - 1]!;
+    after = Array.from({ length: keyCount }, (_, i): unknown => last[`k${i}`] ?? null);
+  }
+}
+
+async function* copyBatches(db: Kysely<any>, p: QueryPlan): AsyncGenerator<Buffer> {
+  const ends = await boundaries(db, p);
+  const started: Array<Promise<Buffer[]>> = [];
+  const start = (i: number) => {
+    const batch = copyRows(db, copyStatement(db, copyBatchQuery(p, ends[i - 1] ?? null, ends[i]!, COPY_BATCH)));
+    // A batch still running when the client goes away finishes unread; its failure is nobody's.
+    batch.catch(() => undefined);
+    started.push(batch);
+  };
+  for (let i = 0; i < ends.length; i++) {
+    while (started.length < Math.min(i + COPY_AHEAD, ends.length)) start(started.length);
+    const chunks = await started[i]!;
+    started[i] = DONE;
+    yield* chunks;
+  }
+}
+
+const DONE: Promise<Buffer[]> = Promise.resolve([]);
+
+/** Range ends of the batches, in order (empty: no rows). */
+async function boundaries(db: Kysely<any>, p: QueryPlan): Promise<Boundary[]> {
+  const last = lastRidQuery(p);
+  if (last) {
+    const [row] = (await last.execute(db)).rows as Array<{ k0: string | null }>;
+    if (!row?.k0) return [];
+    const max = BigInt(row.k0);
+    const out: Boundary[] = [];
+    for (let r = BigInt(COPY_BATCH); r < max; r += BigInt(COPY_BATCH)) out.push([r.toString()]);
+    out.push([max.toString()]);
+    return out;
+  }
+  const keyCount = sortKeys(p).length;
+  const rows = (await boundariesQuery(p, COPY_BATCH).execute(db)).rows as Array<Record<string, string | null>>;
+  return rows.map((r) => Array.from({ length: keyCount }, (_, i) => r[`k${i}`] ?? null));
+}
+
+/**
+ * One COPY on a pooled connection of its own, read whole (rows ending CRLF). pg's
+ * `client.query()` accepts a "submittable" (what pg-copy-streams builds) in place of SQL
+ * text, and Kysely hands its `sql` to `client.query()` unchanged (as in ingest/copy-into.ts).
+ */
+function copyRows(db: Kysely<any>, statement: string): Promise<Buffer[]> {
+  return db.connection().execute(async (conn) => {
+    const stream = copyTo(statement);
+    const read = new Promise<Buffer[]>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      const rowEnds = crlfRowEnds();
+      stream.on('data', (chunk: Buffer) => chunks.push(rowEnds(chunk)));
+      stream.on('end', () => resolve(chunks));
+      stream.on('error', reject);
+    });
+    await conn.executeQuery({ ...CompiledQuery.raw(''), sql: stream as unknown as string });
+    return read;
+  });
+}
+
+/** The Kysely instance the service's `run` executes on (undefined if it does not say). */
+async function databaseOf(run: Run): Promise<Kysely<any> | undefined> {
+  let found: unknown;
+  const probe = {
+    execute: async (db: unknown) => {
+      found = db;
+      return { rows: [] };
+    },
+  };
+  await run(probe as unknown as RawBuilder<unknown>).catch(() => undefined);
+  const db = found as Kysely<any> | undefined;
+  return db && typeof db.connection === 'function' && typeof db.getExecutor === 'function' ? db : undefined;
+}
+
+/** PGlite's Kysely connection exposes its client; node-pg's keeps it private. */
+function isPglite(db: Kysely<any>): Promise<boolean> {
+  return db.getExecutor().provideConnection(async (conn) => 'client' in (conn as object));
 }

@@ -1,0 +1,142 @@
+/**
+ * Query stage of the CSV download on PostgreSQL: `COPY (select <cells> ...) TO STDOUT
+ * WITH (FORMAT csv)` in bounded keyset ranges. PostgreSQL then quotes and joins the cells
+ * in C, and Node passes the bytes through (only the row ends change, LF -> CRLF,
+ * download.ts), so a row costs no per-cell work in Node and far less in SQL than a line
+ * built with `||` and regular expressions (query.ts `csvLineExpr`, the path PGlite keeps).
+ *
+ * PostgreSQL's CSV output against the contract's rules (render/csv.ts `csvField(csvCell(v))`):
+ * - a field is quoted when it contains the delimiter, the quote, CR or LF, and a quote is
+ *   doubled inside: the same test and escaping as `csvField`;
+ * - NULL is an empty unquoted field, and a non-NULL empty string is written `""`: so every
+ *   cell that can be empty is `nullif(..., '')`, the contract's NULL and '' both empty;
+ * - with one output column a lone `\.` is quoted (it would end a COPY on input): plans of
+ *   fewer than two columns keep the line path (`copySupported`);
+ * - rows end with LF; download.ts writes CRLF.
+ */
+import { createRequire } from 'node:module';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import pg from 'pg';
+import type { Column } from './catalog/types.js';
+import type { Plan } from './plan.js';
+import { afterCondition, columnExpr, isWholeTable, jsNumberText, orderBy, relation, sortKeys, whereClause } from './query.js';
+
+type Sql = RawBuilder<unknown>;
+
+/** Whether the plan can be downloaded through COPY (see the module comment on `\.`). */
+export function copySupported(plan: Plan): boolean {
+  return plan.output.length >= 2;
+}
+
+const isNumeric = (c: Column) => c.type === 'number' || c.type === 'currency' || c.type === 'date';
+
+/**
+ * One cell as PostgreSQL's CSV writer should print it: NULL for an empty cell, else the
+ * text of `csvCell` before quoting (booleans true/false, numbers as JavaScript writes them,
+ * a `'` before a text starting with = + - @ tab or CR).
+ */
+export function copyCellExpr(column: Column): Sql {
+  const e = columnExpr(column);
+  if (column.type === 'boolean') return sql`case when ${e} then 'true' when not ${e} then 'false' end`;
+  if (isNumeric(column)) return jsNumberText(e, sql`null`);
+  // A guarded cell starts with `'`, so it is never empty; an unguarded one is NULL when empty.
+  return sql`case when ascii(${e}) in (61, 43, 45, 64, 9, 13) then '''' || ${e} else nullif(${e}, '') end`;
+}
+
+/** A row position in the plan's order: the sort-key values of that row, as text (exact for every key type). */
+export type Boundary = readonly (string | null)[];
+
+/**
+ * The rows after `lower` up to and including `upper` (both rows in the plan's order; null:
+ * from the first row), at most `limit` of them, as CSV cells. The keys' text parameters are
+ * untyped, like the driver's parameters, so each compares as its key's type.
+ */
+export function copyBatchQuery(plan: Plan, lower: Boundary | null, upper: Boundary, limit: number): Sql {
+  const { from } = relation(plan);
+  const keys = sortKeys(plan);
+  const extra: Sql[] = [];
+  if (lower) extra.push(afterCondition(keys, lower));
+  // afterCondition is never NULL for a row (a NULL key is tested with `is null`), so its
+  // negation is exactly "at or before", and PostgreSQL turns `not (rid > x)` into an index bound.
+  extra.push(sql`not ${afterCondition(keys, upper)}`);
+  const cells = sql.join(plan.output.map((o) => copyCellExpr(o.column)));
+  return sql`select ${cells} from ${from} where ${whereClause(plan, extra)} order by ${orderBy(keys)} limit ${limit}`;
+}
+
+/**
+ * Range ends for batches of `every` rows: the sort keys (as text) of every `every`-th
+ * matching row and of the last one, in order. One pass over the matching rows' keys.
+ */
+export function boundariesQuery(plan: Plan, every: number): Sql {
+  const { from } = relation(plan);
+  const keys = sortKeys(plan);
+  const keyList = sql.join(keys.map((k, i) => sql`${k.expr} as ${sql.raw(`k${i}`)}`));
+  const outer = sql.join(keys.map((_, i) => sql.raw(`t.k${i}::text as k${i}`)));
+  return sql`select ${outer} from (select ${keyList}, row_number() over w as rn, lead(true, 1, false) over w as more from ${from} where ${whereClause(plan)} window w as (order by ${orderBy(keys)})) t where t.rn % ${every} = 0 or not t.more order by t.rn`;
+}
+
+/**
+ * Every row of the organization in the default order: `rid` numbers them 1..n, so ranges
+ * of `rid` are the batches and only the largest `rid` is read (null: no rows).
+ */
+export function lastRidQuery(plan: Plan): Sql | null {
+  if (!isWholeTable(plan)) return null;
+  return sql`select max(r.rid)::text as k0 from ${relation(plan).from} where ${whereClause(plan)}`;
+}
+
+/** `copy (<query>) to stdout ...` with every parameter written as a literal (COPY takes no parameters). */
+export function copyStatement(db: Kysely<any>, query: Sql): string {
+  return `copy (${inlineParameters(query.compile(db))}) to stdout with (format csv, encoding 'UTF8')`;
+}
+
+/**
+ * The SQL text with `$n` replaced by the literal the driver would have sent for that
+ * parameter (pg's own `prepareValue`, so arrays, booleans and numbers get the same text),
+ * quoted with pg's `escapeLiteral` and left untyped, so the server types it from its
+ * context exactly as it types an unspecified parameter. Quoted literals and identifiers in
+ * the text are skipped.
+ */
+export function inlineParameters(query: { sql: string; parameters: readonly unknown[] }): string {
+  const { sql: text, parameters } = query;
+  let out = '';
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i]!;
+    if (c === "'" || c === '"') {
+      // Skip the quoted literal or identifier ('' and "" escape the quote inside).
+      let j = i + 1;
+      for (;;) {
+        const k = text.indexOf(c, j);
+        if (k < 0) throw new Error('inlineParameters: unterminated quote');
+        if (text[k + 1] === c) j = k + 2;
+        else {
+          j = k + 1;
+          break;
+        }
+      }
+      out += text.slice(i, j);
+      i = j;
+    } else if (c === '$' && /[0-9]/.test(text[i + 1] ?? '')) {
+      let j = i + 1;
+      while (j < text.length && /[0-9]/.test(text[j]!)) j++;
+      const index = Number(text.slice(i + 1, j)) - 1;
+      if (index < 0 || index >= parameters.length) throw new Error(`inlineParameters: no parameter $${index + 1}`);
+      out += literal(parameters[index]);
+      i = j;
+    } else {
+      out += c;
+      i++;
+    }
+  }
+  return out;
+}
+
+/** pg's own serialization of a parameter value (lib/utils.js, outside its typed surface). */
+const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils') as { prepareValue: (value: unknown) => unknown };
+
+function literal(value: unknown): string {
+  const prepared = prepareValue(value);
+  if (prepared === null || prepared === undefined) return 'NULL';
+  if (typeof prepared !== 'string') throw new Error('inlineParameters: a binary parameter cannot be written as a literal');
+  return pg.escapeLiteral(prepared);
+}
