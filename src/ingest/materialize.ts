@@ -313,7 +313,7 @@ const REPORT_INDEXES: ReadonlyArray<readonly [name: string, definition: string]>
 
 /** Tables with fresh statistics when materialize returns: analyzed after their last write, inside the transaction. */
 const ANALYZED_BASE_TABLES = ['orgs', 'partnerships', 'opportunities', 'account_matches', 'events', 'event_types', 'custom_fields'] as const;
-export const ANALYZED_IN_IMPORT: ReadonlySet<string> = new Set([...ANALYZED_BASE_TABLES, 'rpt_new_opportunities', ...ANALYZED_REPORT_TABLES]);
+export const ANALYZED_IN_IMPORT: ReadonlySet<string> = new Set([...ANALYZED_BASE_TABLES, ...ANALYZED_REPORT_TABLES]);
 
 export async function materialize(db: Kysely<any>): Promise<void> {
   // The window sorts of the report inserts carry whole rows (~1-2 KB each): with the
@@ -324,6 +324,9 @@ export async function materialize(db: Kysely<any>): Promise<void> {
   // compiling (inlining, optimizing) them cost more than it saved (the custom-keys scan
   // took 4.7 s with JIT, 2.0 s without, at scale 100).
   await sql`set local jit = off`.execute(db);
+  // Index builds of the report tables sort (org_id, key, rid) entries: at 2,000,000 rows
+  // per table the default 64 MB spills them to disk.
+  await sql`set local maintenance_work_mem = '256MB'`.execute(db);
   // accounts too: the planner needs its statistics for the builds below (its top parents then change, so it is analyzed again after the commit).
   await sql.raw(`analyze accounts, ${ANALYZED_BASE_TABLES.join(', ')}`).execute(db);
   await computeTopParents(db);
@@ -404,7 +407,9 @@ async function buildTemporaryTables(db: Kysely<any>): Promise<void> {
     select org_id, crm_account_id, count(distinct partner_org_id) as n from tmp_matches group by org_id, crm_account_id`.execute(db);
   // Fresh statistics inside the transaction: without them the planner sees empty tables
   // and picks nested loops for the joins below.
-  await sql`analyze tmp_matches`.execute(db);
+  // The join columns only: the statistics of the other ~40 columns (most of the sampling
+  // cost) would not change a plan's shape here.
+  await sql`analyze tmp_matches (org_id, crm_account_id)`.execute(db);
   await sql`analyze tmp_partner_counts`.execute(db);
   await sql`create temp table tmp_subtypes as
     select et.code, s->>'code' as subcode, s->>'displayName' as display_name
@@ -525,7 +530,8 @@ async function buildPipelineAttribution(db: Kysely<any>, keys: JsonKeys): Promis
   where exists (select 1 from tmp_links l where l.org_id = o.org_id and l.crm_opportunity_id = o.crm_opportunity_id)`,
   );
 
-  await sql.raw(`analyze rpt_new_opportunities${NEXT}`).execute(db);
+  // For the join below only (the whole table is analyzed after the commit).
+  await sql.raw(`analyze rpt_new_opportunities${NEXT} (org_id, opp_crm_opportunity_id)`).execute(db);
   await insert(
     db,
     keys,
