@@ -8,12 +8,14 @@ import * as domain from './migrations/0001-domain.js';
 import * as reportTables from './migrations/0002-report-tables.js';
 import * as reportSummaries from './migrations/0003-report-summaries.js';
 import * as attributionFacts from './migrations/0004-attribution-facts.js';
+import * as credentialsVersion from './migrations/0005-credentials-version.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-domain': domain,
   '0002-report-tables': reportTables,
   '0003-report-summaries': reportSummaries,
   '0004-attribution-facts': attributionFacts,
+  '0005-credentials-version': credentialsVersion,
 };
 
 class StaticProvider implements MigrationProvider {

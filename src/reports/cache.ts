@@ -38,3 +38,26 @@ export async function cached<T>(cache: FigureCache, key: string, compute: () => 
   await cache.set(key, value);
   return value;
 }
+
+const JSON_TEXT = Symbol('JSON text');
+
+/**
+ * Marks a value that never changes again (a cached page) so that its JSON text is made
+ * once, by the first jsonOf, and kept with it (a property JSON.stringify does not see).
+ */
+export function keepsJson<T extends object>(value: T): T {
+  Object.defineProperty(value, JSON_TEXT, { value: undefined, writable: true, enumerable: false });
+  return value;
+}
+
+/** JSON.stringify(value), made only once for a value marked by keepsJson. */
+export function jsonOf(value: unknown): string {
+  if (typeof value !== 'object' || value === null || !(JSON_TEXT in value)) return JSON.stringify(value);
+  const slot = value as { [JSON_TEXT]?: string };
+  return (slot[JSON_TEXT] ??= JSON.stringify(value));
+}
+
+/** Whether keepsJson marked the value (it never changes, so it may be answered again as is). */
+export function isKept(value: unknown): value is object {
+  return typeof value === 'object' && value !== null && JSON_TEXT in value;
+}

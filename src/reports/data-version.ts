@@ -1,31 +1,80 @@
 /**
- * The data version: bumped by every import, part of every cache key and ETag, so a
- * cached answer is never served after the data it was computed from changed.
+ * The versions in `service_state`, read together in one primary-key query:
+ *
+ * - the data version: bumped by every import, part of every cache key and ETag, so a
+ *   cached answer is never served after the data it was computed from changed;
+ * - the credentials version: changed by the commit of any change to api_keys, users or
+ *   orgs (migration 0005), so the access layer's cache of resolved callers is never used
+ *   after the rows it was read from changed.
  */
 import type { Kysely } from 'kysely';
 import type { Schema } from '../db/schema.js';
 
+export interface ServiceState {
+  dataVersion: string;
+  credentialsVersion: string;
+}
+
+export type ServiceStateReader = () => Promise<ServiceState>;
 export type DataVersionReader = () => Promise<string>;
 
+const readers = new WeakMap<Kysely<Schema>, ServiceStateReader>();
+
 /**
- * One primary-key read per round trip. Concurrent requests share one read in flight
- * (single flight): under load the version costs one query per round trip instead of one
- * or two per request. A request may so see the version read up to one round trip before
- * it arrived, never an older one.
+ * The reader of one database, shared by every caller in the process (the access stage and
+ * the report service), so that under load the versions cost one query per database round
+ * trip, not one or two per request.
+ *
+ * Guarantee: every call resolves to the result of a query that was sent after the call
+ * was made. A call that finds no read in flight starts one; a call made while a read is in
+ * flight does not join it (that read may have taken its snapshot before the call), but
+ * waits for the next one, which starts when the current one settles and serves every call
+ * made in the meantime. So whatever committed before the call is seen by it, and there
+ * are never more than two reads outstanding.
  */
-export function dataVersionReader(db: Kysely<Schema>): DataVersionReader {
-  let versionInFlight: Promise<string> | undefined;
-  return () => {
-    if (versionInFlight) return versionInFlight;
-    const read = (async () => {
-      try {
-        const row = await db.selectFrom('service_state').select('value').where('key', '=', 'data_version').executeTakeFirst();
-        return row?.value ?? '0';
-      } finally {
-        versionInFlight = undefined;
+export function serviceStateReader(db: Kysely<Schema>): ServiceStateReader {
+  let reader = readers.get(db);
+  if (!reader) {
+    reader = singleFlight(async () => {
+      const rows = await db.selectFrom('service_state').select(['key', 'value']).where('key', 'in', ['data_version', 'credentials_version']).execute();
+      const state: ServiceState = { dataVersion: '0', credentialsVersion: '0' };
+      for (const row of rows) {
+        if (row.key === 'data_version') state.dataVersion = row.value;
+        else state.credentialsVersion = row.value;
       }
-    })();
-    versionInFlight = read;
-    return read;
+      return state;
+    });
+    readers.set(db, reader);
+  }
+  return reader;
+}
+
+/** The data version alone (see serviceStateReader for what a call is guaranteed to see). */
+export function dataVersionReader(db: Kysely<Schema>): DataVersionReader {
+  const read = serviceStateReader(db);
+  return async () => (await read()).dataVersion;
+}
+
+/** Single flight whose every result was read after the call asking for it. */
+function singleFlight<T>(read: () => Promise<T>): () => Promise<T> {
+  let inFlight: Promise<T> | undefined;
+  let queued: Promise<T> | undefined;
+  const start = (): Promise<T> => {
+    const p: Promise<T> = read().finally(() => {
+      if (inFlight === p) inFlight = undefined;
+    });
+    inFlight = p;
+    return p;
+  };
+  const settled = () => undefined;
+  return () => {
+    if (!inFlight) return start();
+    if (!queued) {
+      queued = inFlight.then(settled, settled).then(() => {
+        queued = undefined;
+        return start();
+      });
+    }
+    return queued;
   };
 }

@@ -11,7 +11,7 @@ import { badRequest, notFound, type FieldError } from '../server/errors.js';
 import { findReport, filterTypeOf, type ReportDefinition, type ReportId } from './catalog/index.js';
 import { loadOrgMetadata, type OrgMetadata } from './metadata.js';
 import { LRUCache } from 'lru-cache';
-import { cached, cacheKey, memoryFigureCache, type FigureCache } from './cache.js';
+import { cached, cacheKey, keepsJson, memoryFigureCache, type FigureCache } from './cache.js';
 import { buildPlan, customColumns, type ChannelOptions, type Plan } from './plan.js';
 import { batchQuery, boundariesQuery, dictionaryValuesQuery, distinctValuesQuery, isAllRows, isWholeTable, rangeQuery, sortKeys, type QueryPlan } from './query.js';
 import { accelerate, countStatement, pageStatement } from './direct-sql.js';
@@ -167,9 +167,11 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
   const boundaryCache = new LRUCache<string, unknown[][]>({ max: 64 });
 
   // Rendered pages per (organization, data version, request): a repeated page, or a page
-  // seen before while the data is unchanged, costs no query. Bounded by rows held.
+  // seen before while the data is unchanged, costs no query, and its JSON text is made
+  // once (keepsJson). Bounded by rows held; a row counts twice, as it is held twice (as
+  // an object and as JSON text), so the bound in memory stays what pageCacheRows says.
   const pageCacheRows = deps.pageCacheRows ?? 50_000;
-  const pageCache = pageCacheRows > 0 ? new LRUCache<string, ReportRow[]>({ maxSize: pageCacheRows, sizeCalculation: (rows) => Math.max(1, rows.length) }) : undefined;
+  const pageCache = pageCacheRows > 0 ? new LRUCache<string, PageEnvelope<ReportRow>>({ maxSize: pageCacheRows, sizeCalculation: (page) => 2 * Math.max(1, page.content.length) }) : undefined;
 
   async function pageRows(p: ServicePlan): Promise<Array<Record<string, unknown>>> {
     const offset = p.page * p.size;
@@ -200,18 +202,18 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
 
     async records(call) {
       const p = await plan(call, paging(call.query));
-      const pageKey = cacheKey('page', p.orgId, p.version, [rowsKey(p), p.sort.map((s) => [s.column.key, s.direction]), p.page, p.size, p.output.map((o) => o.key), p.explicitColumns]);
+      const pageKey = cacheKey('page', p.orgId, p.version, [rowsKey(p), p.sort.map((s) => [s.column.key, s.direction]), p.page, p.size, p.output.map((o) => o.key), p.explicitColumns, p.sorted]);
+      // The key holds every input of the envelope (the count's rows key and version, and
+      // whether the caller asked for a sort, which the default order does not show).
+      const hit = pageCache?.get(pageKey);
+      if (hit) return hit;
       const [rows, total] = await Promise.all([
-        (async () => {
-          const hit = pageCache?.get(pageKey);
-          if (hit) return hit;
-          const rendered = (await pageRows(p)).map((r) => renderRow(p, r));
-          pageCache?.set(pageKey, rendered);
-          return rendered;
-        })(),
+        (async () => (await pageRows(p)).map((r) => renderRow(p, r)))(),
         cached(cache, cacheKey('count', p.orgId, p.version, rowsKey(p)), () => count(p)),
       ]);
-      return pageEnvelope(rows, total, p.page, p.size, p.sorted);
+      const page = keepsJson(pageEnvelope(rows, total, p.page, p.size, p.sorted));
+      pageCache?.set(pageKey, page);
+      return page;
     },
 
     async filterData(call) {

@@ -21,6 +21,7 @@ import { registerAdminRoutes } from './routes/admin.js';
 import { registerAuthRoutes } from './routes/auth.js';
 import { trackRoutesForMethodNotAllowed } from './routes/method-not-allowed.js';
 import { createReportService, type ReportService, type ReportServiceDeps } from '../reports/service.js';
+import { jsonOf } from '../reports/cache.js';
 
 export interface AppDeps {
   config: Config;
@@ -67,8 +68,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   // Response schemas document the API (OpenAPI); serialization is plain JSON.stringify so
   // rows keep the key order the caller chose with `columns` (fast-json-stringify would
-  // reorder keys to the schema's order).
-  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  // reorder keys to the schema's order). jsonOf: a cached page's text is made once.
+  app.setSerializerCompiler(() => (data) => jsonOf(data));
 
   // A POST with no body at all is treated as `{}` (filterdata and columns accept an
   // empty body); anything else that is not JSON is 415.

@@ -1,3 +1,5 @@
+import type { ServiceState } from '../../reports/data-version.js';
+
 /** Who is calling: resolved by the access layer before any report code runs. */
 export interface Caller {
   orgId: number;
@@ -14,5 +16,10 @@ export interface Caller {
 declare module 'fastify' {
   interface FastifyRequest {
     caller: Caller;
+    /**
+     * The versions the access stage read for this request (after it arrived); report
+     * routes tag their answers with this data version instead of reading it again.
+     */
+    serviceState?: ServiceState;
   }
 }

@@ -1,6 +1,17 @@
 /**
  * The access stage: who is calling (API key, else JWT bearer), may they, and the rolling
  * rate limit. Every route but the public ones (config.public, /docs) passes through it.
+ *
+ * Resolved callers are kept in memory, valid only while the data and credentials
+ * versions (service_state, src/reports/data-version.ts) are the ones they were read
+ * under. Every request reads both versions (one query per round trip, shared with the
+ * report routes' ETag) before it uses a cached caller. Guarantee: a change to api_keys,
+ * users or orgs (a revoked or deleted key, a deleted or re-roled user, an import, whether
+ * through this instance, another instance, the CLI or plain SQL) is seen by every request
+ * that reaches this stage after the change committed: that request's version read is
+ * sent after it arrived (the reader never hands it a read already in flight), sees the new
+ * credentials version, and so reads the key from the database again. There is no
+ * time-to-live and no window during which a revoked key still works.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Config } from '../../config.js';
@@ -11,6 +22,8 @@ import { redisRateLimiter } from './rate-limit-redis.js';
 import { hashKey, sameHash } from './api-keys.js';
 import { createTokenVerifier } from './jwt.js';
 import { lastUsedRecorder } from './last-used.js';
+import { serviceStateReader } from '../../reports/data-version.js';
+import { LRUCache } from 'lru-cache';
 import type { Caller } from './caller.js';
 import './caller.js';
 
@@ -22,6 +35,15 @@ export interface AccessOptions {
   limiter?: RateLimiter;
 }
 
+/** Distinct API keys and token subjects whose callers are kept (a bound, not a lifetime). */
+const CALLERS_KEPT = 10_000;
+
+interface KeptCaller {
+  /** The data and credentials versions the caller was read under. */
+  versions: string;
+  caller: Caller;
+}
+
 const BEARER = /^Bearer\s+([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)$/;
 
 export async function registerAccess(app: FastifyInstance, options: AccessOptions): Promise<void> {
@@ -30,15 +52,24 @@ export async function registerAccess(app: FastifyInstance, options: AccessOption
   const limiter = options.limiter ?? defaultLimiter(app, options);
   const verifyToken = createTokenVerifier(options.config, options.clock);
   const lastUsed = lastUsedRecorder(db, options.clock);
+  const readState = serviceStateReader(db);
+  // Only callers that were let in are kept; unknown and revoked keys are read every time,
+  // so guessing keys cannot fill the memory.
+  const keptByKey = new LRUCache<string, KeptCaller>({ max: CALLERS_KEPT });
+  const keptByToken = new LRUCache<string, KeptCaller>({ max: CALLERS_KEPT });
   app.addHook('onClose', async () => {
     await lastUsed.close();
     await limiter.close();
   });
 
   /** The caller of a bearer token: its organization must exist, and so must the user in it. */
-  const callerFromToken = async (token: string): Promise<Caller> => {
+  const callerFromToken = async (token: string, versions: string): Promise<Caller> => {
     const claims = verifyToken ? await verifyToken(token) : undefined;
     if (!claims) throw unauthorized();
+    // The claims are verified on every request; only the rows they name are kept.
+    const id = `${claims.org}\n${claims.sub}\n${claims.role}`;
+    const kept = keptByToken.get(id);
+    if (kept?.versions === versions) return kept.caller;
     const row = await db
       .selectFrom('orgs')
       .innerJoin('users', 'users.org_id', 'orgs.id')
@@ -48,7 +79,38 @@ export async function registerAccess(app: FastifyInstance, options: AccessOption
       .executeTakeFirst()
       .catch(() => undefined);
     if (!row) throw unauthorized();
-    return { orgId: row.org_id, orgPublicId: row.public_id, userId: row.user_id, email: row.email, role: claims.role, keyId: null, rateKey: `token:${row.org_id}:${row.email}` };
+    const caller: Caller = Object.freeze({ orgId: row.org_id, orgPublicId: row.public_id, userId: row.user_id, email: row.email, role: claims.role, keyId: null, rateKey: `token:${row.org_id}:${row.email}` });
+    keptByToken.set(id, { versions, caller });
+    return caller;
+  };
+
+  /** The caller of an API key (by its hash), read from the database unless kept under these versions. */
+  const callerFromKey = async (hash: string, versions: string): Promise<Caller> => {
+    const kept = keptByKey.get(hash);
+    if (kept?.versions === versions) return kept.caller;
+    const row = await db
+      .selectFrom('api_keys')
+      .innerJoin('orgs', 'orgs.id', 'api_keys.org_id')
+      .leftJoin('users', 'users.id', 'api_keys.user_id')
+      .select(['api_keys.id', 'api_keys.key_hash', 'api_keys.revoked_at', 'api_keys.org_id', 'orgs.public_id', 'users.id as user_id', 'users.email', 'users.role'])
+      .where('api_keys.key_hash', '=', hash)
+      .executeTakeFirst();
+    if (!row || row.revoked_at || !sameHash(row.key_hash, hash)) {
+      keptByKey.delete(hash);
+      throw unauthorized();
+    }
+    // Shared by every request of this key until the versions change: frozen.
+    const caller: Caller = Object.freeze({
+      orgId: row.org_id,
+      orgPublicId: row.public_id,
+      userId: row.user_id ?? null,
+      email: row.email ?? null,
+      role: row.role ?? 'MEMBER',
+      keyId: row.id,
+      rateKey: `key:${row.id}`,
+    });
+    keptByKey.set(hash, { versions, caller });
+    return caller;
   };
 
   app.addHook('onRequest', async (request, reply) => {
@@ -59,31 +121,19 @@ export async function registerAccess(app: FastifyInstance, options: AccessOption
       // No api-key header at all: fall back to the bearer token (spec section 5).
       const match = BEARER.exec(request.headers.authorization ?? '');
       if (!match) throw unauthorized();
-      request.caller = await callerFromToken(match[1]!);
+      const state = await readState();
+      request.serviceState = state;
+      request.caller = await callerFromToken(match[1]!, `${state.dataVersion}:${state.credentialsVersion}`);
       await limit(request.caller.rateKey, reply);
       return;
     }
     // A present but wrong api-key is 401 even when a valid bearer token is also sent.
     if (typeof key !== 'string' || key === '') throw unauthorized();
     const hash = hashKey(key);
-    const row = await db
-      .selectFrom('api_keys')
-      .innerJoin('orgs', 'orgs.id', 'api_keys.org_id')
-      .leftJoin('users', 'users.id', 'api_keys.user_id')
-      .select(['api_keys.id', 'api_keys.key_hash', 'api_keys.revoked_at', 'api_keys.org_id', 'orgs.public_id', 'users.id as user_id', 'users.email', 'users.role'])
-      .where('api_keys.key_hash', '=', hash)
-      .executeTakeFirst();
-    if (!row || row.revoked_at || !sameHash(row.key_hash, hash)) throw unauthorized();
-    request.caller = {
-      orgId: row.org_id,
-      orgPublicId: row.public_id,
-      userId: row.user_id ?? null,
-      email: row.email ?? null,
-      role: row.role ?? 'MEMBER',
-      keyId: row.id,
-      rateKey: `key:${row.id}`,
-    };
-    lastUsed.note(row.id);
+    const state = await readState();
+    request.serviceState = state;
+    request.caller = await callerFromKey(hash, `${state.dataVersion}:${state.credentialsVersion}`);
+    lastUsed.note(request.caller.keyId!);
     await limit(request.caller.rateKey, reply);
   });
 

@@ -5,12 +5,28 @@
  */
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { LRUCache } from 'lru-cache';
 import type { ReportCall, ReportService, StageTiming } from '../../reports/service.js';
+import { isKept } from '../../reports/cache.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     reportTiming?: StageTiming & { handlerEnd: number; started: number };
   }
+}
+
+/**
+ * Answers by ETag, per report service. The tag names everything the answer depends on
+ * (that is what lets a 304 stand for it), so an answer the service marked as never
+ * changing (keepsJson: a cached page) is answered again to the same tag without planning
+ * the request again. Weak references: an answer lives only as long as the service's own
+ * cache (or a request) holds it, so this adds no memory of its own beyond the keys.
+ */
+const answerCaches = new WeakMap<ReportService, LRUCache<string, WeakRef<object>>>();
+function answersOf(reports: ReportService): LRUCache<string, WeakRef<object>> {
+  let answers = answerCaches.get(reports);
+  if (!answers) answerCaches.set(reports, (answers = new LRUCache({ max: 10_000 })));
+  return answers;
 }
 
 /** Adds the Server-Timing header to responses of report routes. */
@@ -46,7 +62,9 @@ export async function runReport<T>(
   let version: string | undefined;
   try {
     if (options.etag) {
-      version = await reports.dataVersion();
+      // The version the access stage read for this request, else one read now: either way
+      // read after the request arrived.
+      version = request.serviceState?.dataVersion ?? (await reports.dataVersion());
       const body = JSON.stringify(request.body ?? {});
       const relative = /Days"/.test(body) ? String(Math.floor((options.now ?? Date.now)() / 1000)) : '';
       const digest = createHash('sha256').update([version, call.caller.orgId, request.method, request.url, body, relative].join('\n')).digest('base64url').slice(0, 27);
@@ -56,9 +74,18 @@ export async function runReport<T>(
         return reply.code(304).header('etag', etag).send();
       }
     }
+    const answers = etag ? answersOf(reports) : undefined;
+    const known = etag ? (answers!.get(etag)?.deref() as T | undefined) : undefined;
+    if (known !== undefined) {
+      reply.header('etag', etag!);
+      return known;
+    }
     const result = await operation({ ...call, timing, ...(version === undefined ? {} : { dataVersion: version }) });
     // Only successful answers get a tag, so a 304 can never stand for an error.
-    if (etag) reply.header('etag', etag);
+    if (etag) {
+      reply.header('etag', etag);
+      if (isKept(result)) answers!.set(etag, new WeakRef(result));
+    }
     return result;
   } finally {
     timing.handlerEnd = performance.now();
