@@ -129,8 +129,6 @@ export async function importBundle(database: Database, dir: string, options: Imp
       // The service's statement timeout guards API queries; one statement of a large
       // import (an upsert of millions of rows, a report-table rebuild) may rightly take longer.
       await sql`set local statement_timeout = 0`.execute(trx);
-      // The checks and upserts run once each over whole files: JIT compilation does not pay off (see materialize.ts).
-      await sql`set local jit = off`.execute(trx);
       const customTypes = await existingCustomTypes(trx);
       for (const spec of ENTITIES) await createStagingTable(trx, spec);
 

@@ -98,14 +98,12 @@ export function jsonbKeyOrder(a: string, b: string): number {
 
 /**
  * Which keys occur in the data (found once per import by `jsonKeys`): per table and
- * organization, the keys of any row's `custom`, and the keys any `partner_fields` object
- * can hold. With them, the string values of an object are `concat_ws` over per-key
+ * organization, the keys of any row's `custom`. With them, the string values of an object are `concat_ws` over per-key
  * lookups in key order: the same text as jsonStrings without a `jsonb_each` subquery per
  * row (about 3 s per 200,000 rows measured, the largest part of search_text).
  */
 export interface JsonKeys {
   custom: Map<string, Map<number, string[]>>;
-  partnerFields: string[];
 }
 
 /** Alias of a `custom` column in the report inserts -> its table. */
@@ -135,19 +133,15 @@ function customStrings(expr: string, orgId: string, keys: JsonKeys): string | nu
   return branches.length ? `case ${orgId} ${branches.join(' ')} else '' end` : "''";
 }
 
-/** String values of `partner_fields` by every key it can hold (absent ones are null, and concat_ws skips them). */
-function partnerFieldStrings(expr: string, keys: JsonKeys): string {
-  const all = [...keys.partnerFields].sort(jsonbKeyOrder);
-  return all.length ? `concat_ws(chr(31), ${all.map((k) => stringValue(`${expr} -> ${quote(k)}`)).join(', ')})` : "''";
-}
-
 /**
- * The keys of every custom object (per table and organization) and of partner_fields.
- * One pass over each table with a custom column; run after the load, so it sees every row
+ * The keys of every custom object (per table and organization). One pass over each table with a custom column; run after the load, so it sees every row
  * the report inserts read.
  */
 async function jsonKeys(db: Kysely<any>): Promise<JsonKeys> {
   const tables = [...new Set(Object.values(CUSTOM_TABLE))];
+  // A short parallel scan: compiling it with LLVM in the leader and each worker cost more
+  // than the scan (4.7 s with JIT, 2.0 s without, at scale 100).
+  await sql`set local jit = off`.execute(db);
   const rows = (
     await sql
       .raw<{ t: string; org_id: number; k: string }>(
@@ -155,6 +149,7 @@ async function jsonKeys(db: Kysely<any>): Promise<JsonKeys> {
       )
       .execute(db)
   ).rows;
+  await sql`set local jit to default`.execute(db);
   const custom = new Map<string, Map<number, string[]>>();
   for (const r of rows) {
     let byOrg = custom.get(r.t);
@@ -162,9 +157,7 @@ async function jsonKeys(db: Kysely<any>): Promise<JsonKeys> {
     const org = Number(r.org_id);
     byOrg.set(org, [...(byOrg.get(org) ?? []), r.k]);
   }
-  // partnerFieldsExpression's keys: the standard ones, and 'partner' || lower(key) of each shared custom key.
-  const shared = (await sql<{ k: string }>`select distinct 'partner' || lower(k) as k from tmp_shares cross join lateral unnest(custom_keys) k`.execute(db)).rows.map((r) => r.k);
-  return { custom, partnerFields: [...new Set([...ACCOUNT_FIELDS.map((f) => f.partnerKey), ...shared])] };
+  return { custom };
 }
 
 /**
@@ -183,8 +176,9 @@ function searchText(table: string, pairs: Pairs, keys?: JsonKeys): string {
   }
   const custom = source.get('custom');
   if (custom !== undefined) parts.push((keys && customStrings(custom, source.get('org_id')!, keys)) ?? jsonStrings(`(${custom})`));
-  const partnerFields = source.get('partner_fields');
-  if (partnerFields !== undefined) parts.push(keys && /^[a-z]+\.[a-z_]+$/.test(partnerFields) ? partnerFieldStrings(partnerFields, keys) : jsonStrings(`(${partnerFields})`));
+  // partner_fields stays with jsonb_each: it is a stored, often compressed, object of ~40
+  // keys, and a lookup per key decompresses it again each time (measured: 50% slower).
+  if (source.has('partner_fields')) parts.push(jsonStrings(`(${source.get('partner_fields')})`));
   // Stored lower-cased: `x ilike p` on a UTF-8 database is `lower(x) like lower(p)` (the
   // matcher lowers both), so search runs LIKE on this column without lowering ~600 bytes
   // per row per request (query.ts searchCondition).
@@ -320,10 +314,6 @@ export async function materialize(db: Kysely<any>): Promise<void> {
   // default 4 MB they spill 240-270 MB to disk at 200,000 rows. `set local` ends with the
   // import transaction.
   await sql`set local work_mem = '128MB'`.execute(db);
-  // Each statement here runs once over the whole data with ~100 expressions per row: LLVM
-  // compiling (inlining, optimizing) them cost more than it saved (the custom-keys scan
-  // took 4.7 s with JIT, 2.0 s without, at scale 100).
-  await sql`set local jit = off`.execute(db);
   // Index builds of the report tables sort (org_id, key, rid) entries: at 2,000,000 rows
   // per table the default 64 MB spills them to disk.
   await sql`set local maintenance_work_mem = '256MB'`.execute(db);
