@@ -14,10 +14,9 @@
  */
 import type { Readable } from 'node:stream';
 import { CompiledQuery, type Kysely, type RawBuilder } from 'kysely';
-import { to as copyTo } from 'pg-copy-streams';
 import { csvBatchQuery, sortKeys, type QueryPlan } from './query.js';
 import { boundariesQuery, copyBatchQuery, copyStatement, copySupported, lastRidQuery, type Boundary } from './query-csv.js';
-import { crlfRowEnds, csvStream } from './render/csv.js';
+import { csvStream } from './render/csv.js';
 
 /** Rows per keyset batch of ready lines (about 1 KB each). */
 const CSV_BATCH = 10_000;
@@ -32,33 +31,33 @@ type Run = <T>(query: RawBuilder<unknown>) => Promise<T[]>;
  * is the database, or the service's `run` (which executes a query with `query.execute(db)`,
  * so the database is found by handing it a query that records what it is executed on).
  */
-export function downloadStream(source: Kysely<any> | Run, p: QueryPlan): Readable {
+export function downloadStream(source: Kysely<any> | Run, p: QueryPlan, options: { batchRows?: number } = {}): Readable {
   async function* body(): AsyncGenerator<Buffer> {
     const db = typeof source === 'function' ? await databaseOf(source) : source;
-    if (db && copySupported(p) && !(await isPglite(db))) yield* copyBatches(db, p);
-    else yield* lineBatches((query) => (db ? query.execute(db).then((r) => r.rows) : (source as Run)(query)), p);
+    if (db && copySupported(p) && !(await isPglite(db))) yield* copyBatches(db, p, options.batchRows ?? COPY_BATCH);
+    else yield* lineBatches((query) => (db ? query.execute(db).then((r) => r.rows) : (source as Run)(query)), p, options.batchRows ?? CSV_BATCH);
   }
   return csvStream(p, body());
 }
 
-async function* lineBatches(run: (query: RawBuilder<unknown>) => Promise<unknown[]>, p: QueryPlan): AsyncGenerator<Buffer> {
+async function* lineBatches(run: (query: RawBuilder<unknown>) => Promise<unknown[]>, p: QueryPlan, batchRows: number): AsyncGenerator<Buffer> {
   const keyCount = sortKeys(p).length;
   let after: unknown[] | null = null;
   for (;;) {
-    const rows = (await run(csvBatchQuery(p, after, CSV_BATCH))) as Array<Record<string, unknown>>;
+    const rows = (await run(csvBatchQuery(p, after, batchRows))) as Array<Record<string, unknown>>;
     if (rows.length === 0) return;
     yield Buffer.from(`${rows.map((r) => r.line as string).join('\r\n')}\r\n`);
-    if (rows.length < CSV_BATCH) return;
+    if (rows.length < batchRows) return;
     const last: Record<string, unknown> = rows[rows.length - 1]!;
     after = Array.from({ length: keyCount }, (_, i): unknown => last[`k${i}`] ?? null);
   }
 }
 
-async function* copyBatches(db: Kysely<any>, p: QueryPlan): AsyncGenerator<Buffer> {
-  const ends = await boundaries(db, p);
+async function* copyBatches(db: Kysely<any>, p: QueryPlan, batchRows: number): AsyncGenerator<Buffer> {
+  const ends = await boundaries(db, p, batchRows);
   const started: Array<Promise<Buffer[]>> = [];
   const start = (i: number) => {
-    const batch = copyRows(db, copyStatement(db, copyBatchQuery(p, ends[i - 1] ?? null, ends[i]!, COPY_BATCH)));
+    const batch = copyRows(db, copyStatement(db, copyBatchQuery(p, ends[i - 1] ?? null, ends[i]!, batchRows)));
     // A batch still running when the client goes away finishes unread; its failure is nobody's.
     batch.catch(() => undefined);
     started.push(batch);
@@ -74,40 +73,105 @@ async function* copyBatches(db: Kysely<any>, p: QueryPlan): AsyncGenerator<Buffe
 const DONE: Promise<Buffer[]> = Promise.resolve([]);
 
 /** Range ends of the batches, in order (empty: no rows). */
-async function boundaries(db: Kysely<any>, p: QueryPlan): Promise<Boundary[]> {
+async function boundaries(db: Kysely<any>, p: QueryPlan, every: number): Promise<Boundary[]> {
   const last = lastRidQuery(p);
   if (last) {
     const [row] = (await last.execute(db)).rows as Array<{ k0: string | null }>;
     if (!row?.k0) return [];
     const max = BigInt(row.k0);
     const out: Boundary[] = [];
-    for (let r = BigInt(COPY_BATCH); r < max; r += BigInt(COPY_BATCH)) out.push([r.toString()]);
+    for (let r = BigInt(every); r < max; r += BigInt(every)) out.push([r.toString()]);
     out.push([max.toString()]);
     return out;
   }
   const keyCount = sortKeys(p).length;
-  const rows = (await boundariesQuery(p, COPY_BATCH).execute(db)).rows as Array<Record<string, string | null>>;
+  const rows = (await boundariesQuery(p, every).execute(db)).rows as Array<Record<string, string | null>>;
   return rows.map((r) => Array.from({ length: keyCount }, (_, i) => r[`k${i}`] ?? null));
 }
 
 /**
- * One COPY on a pooled connection of its own, read whole (rows ending CRLF). pg's
- * `client.query()` accepts a "submittable" (what pg-copy-streams builds) in place of SQL
- * text, and Kysely hands its `sql` to `client.query()` unchanged (as in ingest/copy-into.ts).
+ * One COPY on a pooled connection of its own, read whole. pg's `client.query()` accepts a
+ * "submittable" in place of SQL text, and Kysely hands its `sql` to `client.query()`
+ * unchanged (as in ingest/copy-into.ts), so the connection stays Kysely's pooled one.
  */
 function copyRows(db: Kysely<any>, statement: string): Promise<Buffer[]> {
   return db.connection().execute(async (conn) => {
-    const stream = copyTo(statement);
-    const read = new Promise<Buffer[]>((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      const rowEnds = crlfRowEnds();
-      stream.on('data', (chunk: Buffer) => chunks.push(rowEnds(chunk)));
-      stream.on('end', () => resolve(chunks));
-      stream.on('error', reject);
-    });
-    await conn.executeQuery({ ...CompiledQuery.raw(''), sql: stream as unknown as string });
-    return read;
+    const copy = new CopyOut(statement);
+    await conn.executeQuery({ ...CompiledQuery.raw(''), sql: copy as unknown as string });
+    return copy.done;
   });
+}
+
+/** Bytes per block the rows of a COPY are gathered in. */
+const BLOCK = 1 << 20;
+
+/**
+ * `COPY ... TO STDOUT` as a pg submittable: the backend sends each row as one CopyData
+ * message ending with LF (protocol, "COPY Operations"), which pg's parser hands over as a
+ * view of its read buffer; the row is copied at once into 1 MB blocks with CRLF instead.
+ * Resolves with the blocks at ReadyForQuery, rejects with the server's error.
+ */
+class CopyOut {
+  readonly done: Promise<Buffer[]>;
+  private resolve!: (blocks: Buffer[]) => void;
+  private reject!: (error: unknown) => void;
+  private readonly blocks: Buffer[] = [];
+  private block = Buffer.allocUnsafe(BLOCK);
+  private used = 0;
+  private failed = false;
+
+  constructor(private readonly text: string) {
+    this.done = new Promise<Buffer[]>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+  }
+
+  submit(connection: { query(text: string): void }): void {
+    connection.query(this.text);
+  }
+
+  handleCopyData(message: { chunk: Buffer }): void {
+    const row = message.chunk;
+    const n = row.length;
+    if (n === 0 || row[n - 1] !== 10) {
+      this.fail(new Error('COPY: a CopyData message that is not one row ending LF'));
+      return;
+    }
+    if (this.used + n + 1 > this.block.length) {
+      if (this.used > 0) this.blocks.push(this.block.subarray(0, this.used));
+      this.block = Buffer.allocUnsafe(Math.max(BLOCK, n + 1));
+      this.used = 0;
+    }
+    this.used += row.copy(this.block, this.used, 0, n - 1);
+    this.block[this.used++] = 13;
+    this.block[this.used++] = 10;
+  }
+
+  handleError(error: unknown): void {
+    this.fail(error);
+  }
+
+  handleReadyForQuery(): void {
+    if (this.failed) return;
+    if (this.used > 0) this.blocks.push(this.block.subarray(0, this.used));
+    this.resolve(this.blocks);
+  }
+
+  handleCommandComplete(): void {}
+  handleRowDescription(): void {}
+  handleDataRow(): void {}
+  handlePortalSuspended(): void {}
+  handleEmptyQuery(): void {}
+  handleCopyInResponse(connection: { sendCopyFail(message: string): void }): void {
+    connection.sendCopyFail('not a COPY FROM');
+  }
+
+  private fail(error: unknown): void {
+    if (this.failed) return;
+    this.failed = true;
+    this.reject(error);
+  }
 }
 
 /** The Kysely instance the service's `run` executes on (undefined if it does not say). */

@@ -333,9 +333,8 @@ export function filteredRelation(plan: Plan): Sql {
  * round-trip digits, like JavaScript) is identical between 1e-4 and 1e15; outside that
  * band PostgreSQL uses an exponent where JavaScript does not (or pads the exponent), so
  * those rare values are rewritten from the digits and exponent of PostgreSQL's form.
- * NULL gives `nullText` (the line path writes '', COPY needs NULL, query-csv.ts).
  */
-export function jsNumberText(value: Sql, nullText: Sql = sql`''`): Sql {
+function jsNumberText(value: Sql): Sql {
   const x = sql`(${value})::double precision`;
   // PostgreSQL's form of |x| there: "d.ddde+XX" or "d.ddde-XX". No subqueries: every part
   // is an expression, evaluated only on this rare branch.
@@ -349,7 +348,7 @@ export function jsNumberText(value: Sql, nullText: Sql = sql`''`): Sql {
       when ${n} > -6 and ${n} <= 0 then '0.' || repeat('0', -${n}) || ${digits}
       else left(${digits}, 1) || case when ${k} > 1 then '.' || substr(${digits}, 2) else '' end || 'e' || case when ${n} - 1 >= 0 then '+' else '-' end || abs(${n} - 1)::text
     end`;
-  return sql`case when ${x} is null then ${nullText} when ${x} = float8 '0' then '0' when abs(${x}) >= float8 '1e-4' and abs(${x}) < float8 '1e15' then (${x})::text when ${x} in ('NaN', 'Infinity', '-Infinity') then (${x})::text else ${rare} end`;
+  return sql`case when ${x} is null then '' when ${x} = float8 '0' then '0' when abs(${x}) >= float8 '1e-4' and abs(${x}) < float8 '1e15' then (${x})::text when ${x} in ('NaN', 'Infinity', '-Infinity') then (${x})::text else ${rare} end`;
 }
 
 /**

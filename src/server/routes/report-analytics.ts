@@ -30,7 +30,7 @@ const BASE = '/v1/report-analytics/report';
 /**
  * The same stream with its first chunks already read (the header row and the first batch
  * of rows), so an error of the first query is thrown here, before any status is sent;
- * the rest is still pulled on demand.
+ * the rest is still pulled on demand, and closing the result closes `stream`.
  */
 async function primed(stream: Readable, chunks = 2): Promise<Readable> {
   const source = stream[Symbol.asyncIterator]();
@@ -50,12 +50,17 @@ async function primed(stream: Readable, chunks = 2): Promise<Readable> {
     throw error;
   }
   const rest = async function* () {
-    yield* head;
-    if (done) return;
-    for (;;) {
-      const next = await source.next();
-      if (next.done) return;
-      yield next.value;
+    try {
+      yield* head;
+      if (done) return;
+      for (;;) {
+        const next = await source.next();
+        if (next.done) return;
+        yield next.value;
+      }
+    } finally {
+      // Also when the client went away: the download then starts no further batch.
+      stream.destroy();
     }
   };
   return Readable.from(rest(), { objectMode: false });

@@ -1,0 +1,173 @@
+/**
+ * The CSV download (COPY on PostgreSQL, ready lines on PGlite) writes exactly the bytes of
+ * the reference rules (render/csv.ts `csvField(csvCell(value))`) applied to the rows the
+ * records endpoint renders, for awkward values (quotes, commas, CR, LF, formula starts,
+ * empty vs NULL, unicode, numbers at the JavaScript/PostgreSQL formatting borders,
+ * booleans, dates, custom fields, masked partner fields), column selections, filters and
+ * sorts, and in batches of any size. A download the client abandons gives its database
+ * connections back.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { engines } from '../helpers/engines.js';
+import { fixtureApp, NOW, type FixtureApp } from '../helpers/fixture-app.js';
+import { ORG } from '../fixtures/small-bundle.js';
+import { csvCell, csvField } from '../../src/reports/render/csv.js';
+import { downloadStream } from '../../src/reports/download.js';
+import { reportById } from '../../src/reports/catalog/index.js';
+import { loadOrgMetadata } from '../../src/reports/metadata.js';
+import { buildPlan } from '../../src/reports/plan.js';
+import { parsePaging, parseReportBody } from '../../src/reports/request.js';
+
+const GVA = '/v1/report-analytics/report/GLOBAL_VERTICAL_ACCOUNTS';
+
+const TEXTS: Array<string | null> = [
+  'plain', '', null, 'a"b', '"', '""', 'a,b', ',', 'line\nbreak', '\n', 'cr\rx', '\r', 'x\r\ny', '=1+1', '+x', '-5', '@sum', '\tx', '\rx',
+  '=a,b"c', '-', "o'brien", ' lead', 'ünïcødé ✓ 𝄞 日本', '\\.', '\\', 'N', 'NULL', '\u0001ctl', 'trailing ',
+];
+const DOUBLES: Array<number | null> = [
+  0, -0, 1, -1, 0.1 + 0.2, 1 / 3, 123.456, 1e-4, 9.99e-5, 1.5e-5, -2.5e-6, 1e-6, 1e-7, 1.5e-7, 5e-324, 999999999999999.9, 1e15, -1e15, 1000000000000000.5,
+  1.2345e16, 123456789012345680000, 2 ** 53, 1e20, 1e21, 1.5e21, -3.25e22, 1.7976931348623157e308, 4.35e-300, null,
+];
+const BIGINTS: Array<number | null> = [0, -7, 1751595551, 2 ** 53 - 1, -(2 ** 53) + 1, 10 ** 15, 10 ** 16, null];
+
+/** One awkward value per column per row, cycling through the lists with different strides. */
+function awkwardRows(count: number) {
+  const pick = <T>(list: T[], i: number, stride: number): T => list[(i * stride) % list.length]!;
+  return Array.from({ length: count }, (_, i) => ({
+    account_name: pick(TEXTS, i, 1),
+    street: pick(TEXTS, i, 7),
+    city: pick(TEXTS, i, 11),
+    country: i % 3 === 0 ? 'US' : pick(TEXTS, i, 13),
+    phone_number: pick(TEXTS, i, 17),
+    annual_revenue: pick(DOUBLES, i, 1),
+    account_acv: pick(DOUBLES, i, 5),
+    number_of_employees: pick(BIGINTS, i, 3),
+    recent_open_opp_date: pick(BIGINTS, i, 1),
+    // Unshared partner values are stored NULL (masked at import): every third row.
+    partner_account_name: i % 3 === 1 ? null : pick(TEXTS, i, 19),
+    partner_account_acv: i % 3 === 1 ? null : pick(DOUBLES, i, 7),
+    custom: {
+      tier: pick(TEXTS, i, 23),
+      score: pick(DOUBLES, i, 3),
+      arr: pick(DOUBLES, i, 11),
+      renewal: pick(BIGINTS, i, 5),
+      ispartnerpaid: [true, false, null][i % 3],
+    },
+  }));
+}
+
+/** A query string as the server parses it (a repeated key gives an array). */
+function queryObject(query: string): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [k, v] of new URLSearchParams(query)) {
+    const had = out[k];
+    out[k] = had === undefined ? v : [...(Array.isArray(had) ? had : [had]), v];
+  }
+  return out;
+}
+
+/** The CSV the reference rules give for the rows the records endpoint renders. */
+async function expectedCsv(f: FixtureApp, query: string, body: object): Promise<string> {
+  const page = await f.ok(`${GVA}/records?size=2000${query ? `&${query}` : ''}`, body);
+  assert.ok(page.content.length < 2000, 'one page holds every row');
+  const columns = await f.ok(`${GVA}/columns`, body);
+  const keys: string[] = columns.filter((c: { hidden?: boolean }) => !c.hidden).map((c: { key: string }) => c.key);
+  const header = (body as { columns?: string[] }).columns ?? keys;
+  return [header.map(csvField).join(','), ...page.content.map((row: Record<string, unknown>) => header.map((k) => csvField(csvCell(row[k]))).join(','))].join('\r\n') + '\r\n';
+}
+
+const CASES: Array<[string, object]> = [
+  ['', {}],
+  ['sort=account_name,asc', {}],
+  ['sort=annual_revenue,desc&sort=account_name,desc', {}],
+  ['sort=custom_tier,asc&sort=custom_score,desc', {}],
+  ['sort=number_of_employees,asc', { filters: { country: 'US' } }],
+  ['sort=city,desc', { filters: { annual_revenue: '0<->' } }],
+  ['', { columns: ['account_name', 'annual_revenue', 'custom_tier', 'custom_ispartnerpaid', 'custom_renewal', 'partner_account_name'] }],
+  ['sort=street,asc', { columns: ['street', 'number_of_employees'], filters: { account_name: 'a-?-' } }],
+  ['', { columns: ['account_name'] }],
+  ['', { filters: { account_name: 'no such account-?-' } }],
+];
+
+for (const engine of engines) {
+  describe(`CSV download bytes on ${engine.name}`, () => {
+    let f: FixtureApp;
+    let orgId: number;
+    before(async () => {
+      f = await fixtureApp(engine, { reports: { precomputed: false, pageCacheRows: 0 } });
+      const db = f.database.db;
+      orgId = (await db.selectFrom('orgs').select('id').where('public_id', '=', ORG.ACME).executeTakeFirstOrThrow()).id;
+      const partner = (await db.selectFrom('orgs').select('id').where('public_id', '=', ORG.ALPHA).executeTakeFirstOrThrow()).id;
+      const { rid } = (await sql<{ rid: number }>`select coalesce(max(rid), 0)::int as rid from rpt_global_accounts where org_id = ${orgId}`.execute(db)).rows[0]!;
+      const rows = awkwardRows(120);
+      for (const [i, r] of rows.entries()) {
+        await sql`insert into rpt_global_accounts (org_id, rid, partner_org_id, partner_org_name, partner_org_public_id, account_name, street, city, country, phone_number,
+            annual_revenue, account_acv, number_of_employees, recent_open_opp_date, partner_account_name, partner_account_acv, custom)
+          values (${orgId}, ${rid + 1 + i}, ${partner}, 'Alpha Partners', ${ORG.ALPHA}, ${r.account_name}, ${r.street}, ${r.city}, ${r.country}, ${r.phone_number},
+            ${r.annual_revenue}::double precision, ${r.account_acv}::double precision, ${r.number_of_employees}::bigint, ${r.recent_open_opp_date}::bigint,
+            ${r.partner_account_name}, ${r.partner_account_acv}::double precision, ${JSON.stringify(r.custom)}::jsonb)`.execute(db);
+      }
+    });
+    after(() => f.close());
+
+    test('awkward values, column selections, filters and sorts: the reference bytes', async () => {
+      for (const [query, body] of CASES) {
+        const res = await f.call('POST', `${GVA}/download${query ? `?${query}` : ''}`, body);
+        assert.equal(res.statusCode, 200, res.body);
+        assert.equal(res.body, await expectedCsv(f, query, body), `${query} ${JSON.stringify(body)}`);
+      }
+    });
+
+    test('batches of any size give the same bytes (range ends inside runs of equal sort values)', async () => {
+      const db = f.database.db;
+      const meta = await loadOrgMetadata(db, orgId);
+      for (const [query, body] of CASES.slice(0, 8)) {
+        const errors: Array<{ field: string; message: string }> = [];
+        const plan = buildPlan({ report: reportById('GLOBAL_VERTICAL_ACCOUNTS'), meta, body: parseReportBody(body as never), paging: parsePaging(queryObject(query), errors), nowSeconds: NOW });
+        const expected = await expectedCsv(f, query, body);
+        for (const batchRows of [1, 2, 7, 50]) {
+          const chunks: Buffer[] = [];
+          for await (const c of downloadStream(db, plan, { batchRows })) chunks.push(c as Buffer);
+          assert.equal(Buffer.concat(chunks).toString("utf8"), expected, `${query} ${JSON.stringify(body)} in batches of ${batchRows}`);
+        }
+      }
+    });
+  });
+
+  describe(`an abandoned CSV download on ${engine.name}`, () => {
+    test('gives its connections back and starts no further batch', async () => {
+      const f = await fixtureApp(engine);
+      try {
+        const db = f.database.db;
+        const orgId = (await db.selectFrom('orgs').select('id').where('public_id', '=', ORG.ACME).executeTakeFirstOrThrow()).id;
+        await sql`insert into rpt_global_accounts (org_id, rid, partner_org_id, account_name, crm_account_id, street, annual_revenue)
+          select ${orgId}, 1000 + g, 0, 'Account ' || g, 'C' || g, repeat('street, ', 40), g * 1.5 from generate_series(1, 120000) g`.execute(db);
+        const url = await f.app.listen({ port: 0, host: '127.0.0.1' });
+        const abort = new AbortController();
+        const res = await fetch(`${url}${GVA}/download`, { method: 'POST', headers: { 'api-key': f.keys.acme, 'content-type': 'application/json' }, body: '{}', signal: abort.signal });
+        assert.equal(res.status, 200);
+        const reader = res.body!.getReader();
+        let received = 0;
+        while (received < 100_000) received += (await reader.read()).value?.length ?? 0;
+        abort.abort();
+        await reader.closed.catch(() => undefined);
+        if (engine.name === 'postgres') {
+          // Batches already running finish into memory; then no session of this database is busy.
+          const busy = async () => Number((await sql<{ n: string }>`select count(*) as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and state <> 'idle'`.execute(db)).rows[0]!.n);
+          const deadline = Date.now() + 10_000;
+          while ((await busy()) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+          assert.equal(await busy(), 0, 'no COPY left running');
+          await new Promise((r) => setTimeout(r, 500));
+          assert.equal(await busy(), 0, 'no batch started after the client left');
+        }
+        // The pool (4 connections in tests) serves more concurrent requests than it has connections.
+        const pages = await Promise.all(Array.from({ length: 6 }, () => f.call('POST', `${GVA}/records?size=1`, {})));
+        for (const p of pages) assert.equal(p.statusCode, 200);
+      } finally {
+        await f.close();
+      }
+    });
+  });
+}
