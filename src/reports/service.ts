@@ -43,7 +43,11 @@ export interface ReportServiceDeps {
    * unfiltered dashboards). Default true; tests turn it off to prove both paths agree.
    */
   precomputed?: boolean;
-  /** Rows of rendered pages kept in memory (default 50,000, about 75 MB of 65-column rows; 0 turns the page cache off). */
+  /**
+   * Size of the page cache in rows (default 50,000; 0 turns it off). Each cached row counts
+   * twice (the row object and its JSON text), so the default holds about 25,000 rows of
+   * pages, roughly 75 MB at 65 columns.
+   */
   pageCacheRows?: number;
 }
 
