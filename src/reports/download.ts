@@ -17,6 +17,7 @@ import { CompiledQuery, type Kysely, type RawBuilder } from 'kysely';
 import { csvBatchQuery, sortKeys, type QueryPlan } from './query.js';
 import { boundariesQuery, copyBatchQuery, copyStatement, copySupported, lastRidQuery, type Boundary } from './query-csv.js';
 import { csvStream } from './render/csv.js';
+import type { Database } from '../db/database.js';
 
 /** Rows per keyset batch of ready lines (about 1 KB each). */
 const CSV_BATCH = 10_000;
@@ -24,18 +25,15 @@ const CSV_BATCH = 10_000;
 const COPY_BATCH = 20_000;
 const COPY_AHEAD = 2;
 
-type Run = <T>(query: RawBuilder<unknown>) => Promise<T[]>;
-
 /**
- * The CSV stream of a plan: the header row, then the rows in the plan's order. `source`
- * is the database, or the service's `run` (which executes a query with `query.execute(db)`,
- * so the database is found by handing it a query that records what it is executed on).
+ * The CSV stream of a plan: the header row, then the rows in the plan's order, from the
+ * database the service runs on (COPY on PostgreSQL, ready-line batches on PGlite).
  */
-export function downloadStream(source: Kysely<any> | Run, p: QueryPlan, options: { batchRows?: number } = {}): Readable {
+export function downloadStream(database: Pick<Database, 'db' | 'engine'>, p: QueryPlan, options: { batchRows?: number } = {}): Readable {
+  const db = database.db as Kysely<any>;
   async function* body(): AsyncGenerator<Buffer> {
-    const db = typeof source === 'function' ? await databaseOf(source) : source;
-    if (db && copySupported(p) && !(await isPglite(db))) yield* copyBatches(db, p, options.batchRows ?? COPY_BATCH);
-    else yield* lineBatches((query) => (db ? query.execute(db).then((r) => r.rows) : (source as Run)(query)), p, options.batchRows ?? CSV_BATCH);
+    if (database.engine === 'postgres' && copySupported(p)) yield* copyBatches(db, p, options.batchRows ?? COPY_BATCH);
+    else yield* lineBatches((query) => query.execute(db).then((r) => r.rows), p, options.batchRows ?? CSV_BATCH);
   }
   return csvStream(p, body());
 }
@@ -172,23 +170,4 @@ class CopyOut {
     this.failed = true;
     this.reject(error);
   }
-}
-
-/** The Kysely instance the service's `run` executes on (undefined if it does not say). */
-async function databaseOf(run: Run): Promise<Kysely<any> | undefined> {
-  let found: unknown;
-  const probe = {
-    execute: async (db: unknown) => {
-      found = db;
-      return { rows: [] };
-    },
-  };
-  await run(probe as unknown as RawBuilder<unknown>).catch(() => undefined);
-  const db = found as Kysely<any> | undefined;
-  return db && typeof db.connection === 'function' && typeof db.getExecutor === 'function' ? db : undefined;
-}
-
-/** PGlite's Kysely connection exposes its client; node-pg's keeps it private. */
-function isPglite(db: Kysely<any>): Promise<boolean> {
-  return db.getExecutor().provideConnection(async (conn) => 'client' in (conn as object));
 }

@@ -264,7 +264,7 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
     async download(call) {
       const p = await plan(call, { ...paging(call.query), page: 0 });
       const date = new Date(deps.clock()).toISOString().slice(0, 10);
-      return { filename: `${p.report.id}-${date}.csv`, stream: downloadStream(run, p) };
+      return { filename: `${p.report.id}-${date}.csv`, stream: downloadStream(deps.database, p) };
     },
 
     async dashboard(call) {

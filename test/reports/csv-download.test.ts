@@ -129,7 +129,7 @@ for (const engine of engines) {
         const expected = await expectedCsv(f, query, body);
         for (const batchRows of [1, 2, 7, 50]) {
           const chunks: Buffer[] = [];
-          for await (const c of downloadStream(db, plan, { batchRows })) chunks.push(c as Buffer);
+          for await (const c of downloadStream(f.database, plan, { batchRows })) chunks.push(c as Buffer);
           assert.equal(Buffer.concat(chunks).toString("utf8"), expected, `${query} ${JSON.stringify(body)} in batches of ${batchRows}`);
         }
       }
