@@ -13,9 +13,9 @@
  *   (query.ts `csvBatchQuery`).
  */
 import type { Readable } from 'node:stream';
-import { CompiledQuery, type Kysely, type RawBuilder } from 'kysely';
-import { csvBatchQuery, sortKeys, type QueryPlan } from './query.js';
-import { boundariesQuery, copyBatchQuery, copyStatement, copySupported, lastRidQuery, type Boundary } from './query-csv.js';
+import { CompiledQuery, type Kysely } from 'kysely';
+import { boundariesQuery, csvBatchQuery, sortKeys, type QueryPlan } from './query.js';
+import { copyBatchQuery, copyStatement, copySupported, lastRidQuery, type Boundary } from './query-csv.js';
 import { csvStream } from './render/csv.js';
 import type { Database } from '../db/database.js';
 
@@ -33,16 +33,16 @@ export function downloadStream(database: Pick<Database, 'db' | 'engine'>, p: Que
   const db = database.db as Kysely<any>;
   async function* body(): AsyncGenerator<Buffer> {
     if (database.engine === 'postgres' && copySupported(p)) yield* copyBatches(db, p, options.batchRows ?? COPY_BATCH);
-    else yield* lineBatches((query) => query.execute(db).then((r) => r.rows), p, options.batchRows ?? CSV_BATCH);
+    else yield* lineBatches(db, p, options.batchRows ?? CSV_BATCH);
   }
   return csvStream(p, body());
 }
 
-async function* lineBatches(run: (query: RawBuilder<unknown>) => Promise<unknown[]>, p: QueryPlan, batchRows: number): AsyncGenerator<Buffer> {
+async function* lineBatches(db: Kysely<any>, p: QueryPlan, batchRows: number): AsyncGenerator<Buffer> {
   const keyCount = sortKeys(p).length;
   let after: unknown[] | null = null;
   for (;;) {
-    const rows = (await run(csvBatchQuery(p, after, batchRows))) as Array<Record<string, unknown>>;
+    const rows = (await csvBatchQuery(p, after, batchRows).execute(db)).rows as Array<Record<string, unknown>>;
     if (rows.length === 0) return;
     yield Buffer.from(`${rows.map((r) => r.line as string).join('\r\n')}\r\n`);
     if (rows.length < batchRows) return;
@@ -83,7 +83,8 @@ async function boundaries(db: Kysely<any>, p: QueryPlan, every: number): Promise
     return out;
   }
   const keyCount = sortKeys(p).length;
-  const rows = (await boundariesQuery(p, every).execute(db)).rows as Array<Record<string, string | null>>;
+  // The sort keys of every `every`-th row and of the last one, as text (exact for every key type).
+  const rows = (await boundariesQuery(p, every, { last: true, asText: true }).execute(db)).rows as Array<Record<string, string | null>>;
   return rows.map((r) => Array.from({ length: keyCount }, (_, i) => r[`k${i}`] ?? null));
 }
 

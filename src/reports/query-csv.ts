@@ -19,7 +19,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import pg from 'pg';
 import type { Column } from './catalog/types.js';
 import type { Plan } from './plan.js';
-import { afterCondition, columnExpr, isWholeTable, orderBy, relation, sortKeys, whereClause } from './query.js';
+import { afterCondition, columnExpr, isNumericColumn, isWholeTable, orderBy, relation, sortKeys, startsLikeFormula, whereClause } from './query.js';
 
 type Sql = RawBuilder<unknown>;
 
@@ -27,8 +27,6 @@ type Sql = RawBuilder<unknown>;
 export function copySupported(plan: Plan): boolean {
   return plan.output.length >= 2;
 }
-
-const isNumeric = (c: Column) => c.type === 'number' || c.type === 'currency' || c.type === 'date';
 
 /**
  * One cell as PostgreSQL's CSV writer should print it: NULL for an empty cell, else the
@@ -38,9 +36,9 @@ const isNumeric = (c: Column) => c.type === 'number' || c.type === 'currency' ||
 export function copyCellExpr(column: Column): Sql {
   const e = columnExpr(column);
   if (column.type === 'boolean') return sql`case when ${e} then 'true' when not ${e} then 'false' end`;
-  if (isNumeric(column)) return jsNumberCell(e);
+  if (isNumericColumn(column)) return jsNumberCell(e);
   // A guarded cell starts with `'`, so it is never empty; an unguarded one is NULL when empty.
-  return sql`case when ascii(${e}) in (61, 43, 45, 64, 9, 13) then '''' || ${e} else nullif(${e}, '') end`;
+  return sql`case when ${startsLikeFormula(e)} then '''' || ${e} else nullif(${e}, '') end`;
 }
 
 /**
@@ -78,18 +76,6 @@ export function copyBatchQuery(plan: Plan, lower: Boundary | null, upper: Bounda
   extra.push(sql`not ${afterCondition(keys, upper)}`);
   const cells = sql.join(plan.output.map((o) => copyCellExpr(o.column)));
   return sql`select ${cells} from ${from} where ${whereClause(plan, extra)} order by ${orderBy(keys)} limit ${limit}`;
-}
-
-/**
- * Range ends for batches of `every` rows: the sort keys (as text) of every `every`-th
- * matching row and of the last one, in order. One pass over the matching rows' keys.
- */
-export function boundariesQuery(plan: Plan, every: number): Sql {
-  const { from } = relation(plan);
-  const keys = sortKeys(plan);
-  const keyList = sql.join(keys.map((k, i) => sql`${k.expr} as ${sql.raw(`k${i}`)}`));
-  const outer = sql.join(keys.map((_, i) => sql.raw(`t.k${i}::text as k${i}`)));
-  return sql`select ${outer} from (select ${keyList}, row_number() over w as rn, lead(true, 1, false) over w as more from ${from} where ${whereClause(plan)} window w as (order by ${orderBy(keys)})) t where t.rn % ${every} = 0 or not t.more order by t.rn`;
 }
 
 /**

@@ -280,14 +280,18 @@ export function batchQuery(plan: Plan, after: readonly unknown[] | null, limit: 
 /**
  * Page boundaries for keyset seeks: the sort-key values of every `size`-th matching row
  * (the last row of each page), in order. One pass over the matching rows, after which
- * any page is a seek from the previous boundary instead of an OFFSET scan.
+ * any page is a seek from the previous boundary instead of an OFFSET scan. `last` adds the
+ * last matching row (the end of the final CSV batch); `asText` returns the keys as text.
  */
-export function boundariesQuery(plan: Plan, size: number): Sql {
+export function boundariesQuery(plan: Plan, size: number, options: { last?: boolean; asText?: boolean } = {}): Sql {
   const { from } = relation(plan);
   const keys = sortKeys(plan);
   const keyList = sql.join(keys.map((k, i) => sql`${k.expr} as ${sql.raw(`k${i}`)}`));
-  const outer = sql.join(keys.map((_, i) => sql.raw(`t.k${i}`)));
-  return sql`select ${outer} from (select ${keyList}, row_number() over (order by ${orderBy(keys)}) as rn from ${from} where ${whereClause(plan)}) t where t.rn % ${size} = 0 order by t.rn`;
+  const outer = sql.join(keys.map((_, i) => sql.raw(options.asText ? `t.k${i}::text as k${i}` : `t.k${i}`)));
+  if (!options.last) {
+    return sql`select ${outer} from (select ${keyList}, row_number() over (order by ${orderBy(keys)}) as rn from ${from} where ${whereClause(plan)}) t where t.rn % ${size} = 0 order by t.rn`;
+  }
+  return sql`select ${outer} from (select ${keyList}, row_number() over w as rn, lead(true, 1, false) over w as more from ${from} where ${whereClause(plan)} window w as (order by ${orderBy(keys)})) t where t.rn % ${size} = 0 or not t.more order by t.rn`;
 }
 
 /** Whether the report's rows are exactly its organization's rows (rid = position + 1 in the default order). */
@@ -359,13 +363,16 @@ function jsNumberText(value: Sql): Sql {
 export function csvCellExpr(column: Column): Sql {
   const e = columnExpr(column);
   if (column.type === 'boolean') return sql`case when ${e} then 'true' when not ${e} then 'false' else '' end`;
-  if (column.type === 'number' || column.type === 'currency' || column.type === 'date') return jsNumberText(e);
+  if (isNumericColumn(column)) return jsNumberText(e);
   // The guard adds a leading `'`, which never needs quotes: quoting depends on the value alone.
   const guarded = sql`case when ${e} ~ '^[-=+@\\t\\r]' then '''' || ${e} else ${e} end`;
   return sql`case when ${e} is null then '' when ${e} !~ '^[-=+@\\t\\r]|[",\\r\\n]' then ${e} when ${e} ~ '[",\\r\\n]' then '"' || replace(${guarded}, '"', '""') || '"' else ${guarded} end`;
 }
 
-const isNumeric = (c: Column) => c.type === 'number' || c.type === 'currency' || c.type === 'date';
+export const isNumericColumn = (c: Column) => c.type === 'number' || c.type === 'currency' || c.type === 'date';
+
+/** Whether a text starts with = + - @ tab or CR (the contract's CSV formula guard), by its first character's code. */
+export const startsLikeFormula = (e: Sql): Sql => sql`ascii(${e}) in (61, 43, 45, 64, 9, 13)`;
 
 /**
  * The CSV line of a row. Most rows hold no quote, comma, CR or LF in any text value: one
@@ -377,13 +384,13 @@ function csvLineExpr(plan: Plan): Sql {
   const columns = plan.output.map((o) => o.column);
   if (columns.length === 0) return sql`''`;
   const full = sql.join(columns.map(csvCellExpr), sql` || ',' || `);
-  const textual = columns.filter((c) => c.type !== 'boolean' && !isNumeric(c));
+  const textual = columns.filter((c) => c.type !== 'boolean' && !isNumericColumn(c));
   if (textual.length === 0) return full;
   const cheap = sql.join(
     columns.map((c) => {
-      if (c.type === 'boolean' || isNumeric(c)) return csvCellExpr(c);
+      if (c.type === 'boolean' || isNumericColumn(c)) return csvCellExpr(c);
       const e = columnExpr(c);
-      return sql`case when ascii(${e}) in (61, 43, 45, 64, 9, 13) then '''' || ${e} else coalesce(${e}, '') end`;
+      return sql`case when ${startsLikeFormula(e)} then '''' || ${e} else coalesce(${e}, '') end`;
     }),
     sql` || ',' || `,
   );
