@@ -16,13 +16,10 @@ export interface ServiceState {
 }
 
 export type ServiceStateReader = () => Promise<ServiceState>;
-export type DataVersionReader = () => Promise<string>;
-
-const readers = new WeakMap<Kysely<Schema>, ServiceStateReader>();
 
 /**
- * The reader of one database, shared by every caller in the process (the access stage and
- * the report service), so that under load the versions cost one query per database round
+ * The reader of one database. buildApp makes one and hands it to the access stage and
+ * the report service, so that under load the versions cost one query per database round
  * trip, not one or two per request.
  *
  * Guarantee: every call resolves to the result of a query that was sent after the call
@@ -33,26 +30,15 @@ const readers = new WeakMap<Kysely<Schema>, ServiceStateReader>();
  * are never more than two reads outstanding.
  */
 export function serviceStateReader(db: Kysely<Schema>): ServiceStateReader {
-  let reader = readers.get(db);
-  if (!reader) {
-    reader = singleFlight(async () => {
-      const rows = await db.selectFrom('service_state').select(['key', 'value']).where('key', 'in', ['data_version', 'credentials_version']).execute();
-      const state: ServiceState = { dataVersion: '0', credentialsVersion: '0' };
-      for (const row of rows) {
-        if (row.key === 'data_version') state.dataVersion = row.value;
-        else state.credentialsVersion = row.value;
-      }
-      return state;
-    });
-    readers.set(db, reader);
-  }
-  return reader;
-}
-
-/** The data version alone (see serviceStateReader for what a call is guaranteed to see). */
-export function dataVersionReader(db: Kysely<Schema>): DataVersionReader {
-  const read = serviceStateReader(db);
-  return async () => (await read()).dataVersion;
+  return singleFlight(async () => {
+    const rows = await db.selectFrom('service_state').select(['key', 'value']).where('key', 'in', ['data_version', 'credentials_version']).execute();
+    const state: ServiceState = { dataVersion: '0', credentialsVersion: '0' };
+    for (const row of rows) {
+      if (row.key === 'data_version') state.dataVersion = row.value;
+      else state.credentialsVersion = row.value;
+    }
+    return state;
+  });
 }
 
 /** Single flight whose every result was read after the call asking for it. */

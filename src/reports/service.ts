@@ -19,7 +19,7 @@ import { loadPrecomputed, NOTHING_PRECOMPUTED, storedDashboardQuery, storedName,
 import { dashboardQueries } from './query-dashboard.js';
 import { parsePaging, parseReportBody, throwIfErrors, type Paging } from './request.js';
 import { downloadStream } from './download.js';
-import { dataVersionReader } from './data-version.js';
+import { serviceStateReader, type ServiceStateReader } from './data-version.js';
 import { renderDashboard, type Dashboard } from './render/dashboard.js';
 import { columnMetadata, type ColumnMetadata } from './render/columns.js';
 import { filterValuesPage, rangeItem, type FilterValuesPage } from './render/filter-values.js';
@@ -50,6 +50,8 @@ export interface ReportServiceDeps {
    * (50,000 units took the server from 244 to 812 MiB under first-seen requests).
    */
   pageCacheRows?: number;
+  /** The versions reader shared with the access stage (default: one of its own). */
+  readState?: ServiceStateReader;
 }
 
 /** Time spent per stage of one request, for the Server-Timing header. */
@@ -108,7 +110,8 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
   const cache = deps.cache ?? memoryFigureCache();
 
   /** Bumped by every import; part of every cache key. */
-  const dataVersion = dataVersionReader(db);
+  const readState = deps.readState ?? serviceStateReader(db);
+  const dataVersion = async (): Promise<string> => (await readState()).dataVersion;
 
   // Metadata (Maps and Sets) stays in this process; it is cheap to rebuild per instance.
   const metaCache = new LRUCache<string, OrgMetadata>({ max: 1000 });

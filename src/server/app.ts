@@ -17,10 +17,12 @@ import { registerDocs } from './docs.js';
 import { registerAccess, type AccessOptions } from './access/index.js';
 import { registerReportAnalyticsRoutes } from './routes/report-analytics.js';
 import { registerChannelEcosystemRoutes } from './routes/channel-ecosystem.js';
+import { createAnswerMemo } from './routes/report-call.js';
 import { registerAdminRoutes } from './routes/admin.js';
 import { registerAuthRoutes } from './routes/auth.js';
 import { trackRoutesForMethodNotAllowed } from './routes/method-not-allowed.js';
 import { createReportService, type ReportService, type ReportServiceDeps } from '../reports/service.js';
+import { serviceStateReader } from '../reports/data-version.js';
 import { jsonOf } from '../reports/cache.js';
 
 export interface AppDeps {
@@ -102,10 +104,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await registerDocs(app);
   const addMethodNotAllowed = trackRoutesForMethodNotAllowed(app);
   registerHealthRoutes(app, { database: deps.database });
-  const reports: ReportService = createReportService({ ...deps.reports, database: deps.database, clock });
-  await registerAccess(app, { config: deps.config, database: deps.database, clock, ...deps.access });
-  registerReportAnalyticsRoutes(app, { reports, clock });
-  registerChannelEcosystemRoutes(app, { reports, clock });
+  // One versions reader for the access stage and the reports: one read per round trip.
+  const readState = serviceStateReader(deps.database.db);
+  const reports: ReportService = createReportService({ readState, ...deps.reports, database: deps.database, clock });
+  await registerAccess(app, { config: deps.config, database: deps.database, clock, readState, ...deps.access });
+  const answers = createAnswerMemo();
+  registerReportAnalyticsRoutes(app, { reports, clock, answers });
+  registerChannelEcosystemRoutes(app, { reports, clock, answers });
   registerAdminRoutes(app, { database: deps.database, config: deps.config, clock });
   registerAuthRoutes(app, { database: deps.database, config: deps.config, clock });
   addMethodNotAllowed();

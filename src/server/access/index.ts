@@ -13,7 +13,7 @@
  * credentials version, and so reads the key from the database again. There is no
  * time-to-live and no window during which a revoked key still works.
  */
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.js';
 import type { Database } from '../../db/database.js';
 import { tooManyRequests, unauthorized } from '../errors.js';
@@ -22,7 +22,7 @@ import { redisRateLimiter } from './rate-limit-redis.js';
 import { hashKey, sameHash } from './api-keys.js';
 import { createTokenVerifier } from './jwt.js';
 import { lastUsedRecorder } from './last-used.js';
-import { serviceStateReader } from '../../reports/data-version.js';
+import { serviceStateReader, type ServiceStateReader } from '../../reports/data-version.js';
 import { LRUCache } from 'lru-cache';
 import type { Caller } from './caller.js';
 import './caller.js';
@@ -33,6 +33,8 @@ export interface AccessOptions {
   clock: () => number;
   /** Default: in memory with config.rateLimitPerMinute. */
   limiter?: RateLimiter;
+  /** The versions reader shared with the report service (default: one of its own). */
+  readState?: ServiceStateReader;
 }
 
 /** Distinct API keys and token subjects whose callers are kept (a bound, not a lifetime). */
@@ -52,7 +54,7 @@ export async function registerAccess(app: FastifyInstance, options: AccessOption
   const limiter = options.limiter ?? defaultLimiter(app, options);
   const verifyToken = createTokenVerifier(options.config, options.clock);
   const lastUsed = lastUsedRecorder(db, options.clock);
-  const readState = serviceStateReader(db);
+  const readState = options.readState ?? serviceStateReader(db);
   // Only callers that were let in are kept; unknown and revoked keys are read every time,
   // so guessing keys cannot fill the memory.
   const keptByKey = new LRUCache<string, KeptCaller>({ max: CALLERS_KEPT });
@@ -113,6 +115,13 @@ export async function registerAccess(app: FastifyInstance, options: AccessOption
     return caller;
   };
 
+  /** Reads both versions for this request (kept on it for the report routes' ETag); the key kept callers are checked against. */
+  const readVersions = async (request: FastifyRequest): Promise<string> => {
+    const state = await readState();
+    request.serviceState = state;
+    return `${state.dataVersion}:${state.credentialsVersion}`;
+  };
+
   app.addHook('onRequest', async (request, reply) => {
     if (request.routeOptions.config?.public || request.url.startsWith('/docs')) return;
     if (!request.routeOptions.url) return; // unknown path: the 404 handler answers
@@ -121,18 +130,14 @@ export async function registerAccess(app: FastifyInstance, options: AccessOption
       // No api-key header at all: fall back to the bearer token (spec section 5).
       const match = BEARER.exec(request.headers.authorization ?? '');
       if (!match) throw unauthorized();
-      const state = await readState();
-      request.serviceState = state;
-      request.caller = await callerFromToken(match[1]!, `${state.dataVersion}:${state.credentialsVersion}`);
+      request.caller = await callerFromToken(match[1]!, await readVersions(request));
       await limit(request.caller.rateKey, reply);
       return;
     }
     // A present but wrong api-key is 401 even when a valid bearer token is also sent.
     if (typeof key !== 'string' || key === '') throw unauthorized();
     const hash = hashKey(key);
-    const state = await readState();
-    request.serviceState = state;
-    request.caller = await callerFromKey(hash, `${state.dataVersion}:${state.credentialsVersion}`);
+    request.caller = await callerFromKey(hash, await readVersions(request));
     lastUsed.note(request.caller.keyId!);
     await limit(request.caller.rateKey, reply);
   });

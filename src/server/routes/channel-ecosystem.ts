@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { CHANNEL_REPORTS, CHANNEL_REPORT_IDS } from '../../reports/catalog/index.js';
 import type { ReportCall, ReportService } from '../../reports/service.js';
-import { runReport } from './report-call.js';
+import { runReport, type AnswerMemo } from './report-call.js';
 import { validationError, type FieldError } from '../errors.js';
 import {
   ChannelColumnsSchema,
@@ -52,9 +52,9 @@ function channelCall(request: Req) {
   };
 }
 
-export function registerChannelEcosystemRoutes(app: FastifyInstance, deps: { reports: ReportService; clock: () => number }): void {
+export function registerChannelEcosystemRoutes(app: FastifyInstance, deps: { reports: ReportService; clock: () => number; answers?: AnswerMemo }): void {
   const { reports } = deps;
-  const run = <T>(request: Req, reply: FastifyReply, op: (c: ReportCall) => Promise<T>) => runReport(request, reply, reports, channelCall(request), op, { etag: true, now: deps.clock });
+  const run = <T>(request: Req, reply: FastifyReply, op: (c: ReportCall) => Promise<T>) => runReport(request, reply, reports, channelCall(request), op, { etag: true, now: deps.clock, ...(deps.answers ? { answers: deps.answers } : {}) });
   const tags = ['channel-ecosystem'];
   const anyRow = Type.Object({}, { additionalProperties: true, description: 'A connected partner organization or a matched account (spec 2.10)' });
 

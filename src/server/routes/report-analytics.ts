@@ -10,7 +10,7 @@ import { Type } from '@sinclair/typebox';
 import { ANALYTICS_REPORTS, ANALYTICS_REPORT_IDS } from '../../reports/catalog/index.js';
 import type { ReportDefinition } from '../../reports/catalog/types.js';
 import type { ReportCall, ReportService } from '../../reports/service.js';
-import { registerReportTiming, runReport } from './report-call.js';
+import { registerReportTiming, runReport, type AnswerMemo } from './report-call.js';
 import { notFound } from '../errors.js';
 import {
   ColumnMetadataSchema,
@@ -76,10 +76,10 @@ const call = (report: ReportDefinition, request: Req) => ({
   body: request.body ?? {},
 });
 
-export function registerReportAnalyticsRoutes(app: FastifyInstance, deps: { reports: ReportService; clock: () => number }): void {
+export function registerReportAnalyticsRoutes(app: FastifyInstance, deps: { reports: ReportService; clock: () => number; answers?: AnswerMemo }): void {
   const { reports } = deps;
   const run = <T>(request: Req, reply: FastifyReply, report: ReportDefinition, op: (c: ReportCall) => Promise<T>, etag = true) =>
-    runReport(request, reply, reports, call(report, request), op, { etag, now: deps.clock });
+    runReport(request, reply, reports, call(report, request), op, { etag, now: deps.clock, ...(deps.answers ? { answers: deps.answers } : {}) });
   registerReportTiming(app);
   for (const report of ANALYTICS_REPORTS) {
     const url = `${BASE}/${report.id}`;

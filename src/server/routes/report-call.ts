@@ -16,17 +16,16 @@ declare module 'fastify' {
 }
 
 /**
- * Answers by ETag, per report service. The tag names everything the answer depends on
- * (that is what lets a 304 stand for it), so an answer the service marked as never
- * changing (keepsJson: a cached page) is answered again to the same tag without planning
- * the request again. Weak references: an answer lives only as long as the service's own
- * cache (or a request) holds it, so this adds no memory of its own beyond the keys.
+ * Answers by ETag. The tag names everything the answer depends on (that is what lets a
+ * 304 stand for it), so an answer the service marked as never changing (keepsJson: a
+ * cached page) is answered again to the same tag without planning the request again.
+ * Weak references: an answer lives only as long as the service's own cache (or a request)
+ * holds it, so this adds no memory of its own beyond the keys. buildApp makes one per app.
  */
-const answerCaches = new WeakMap<ReportService, LRUCache<string, WeakRef<object>>>();
-function answersOf(reports: ReportService): LRUCache<string, WeakRef<object>> {
-  let answers = answerCaches.get(reports);
-  if (!answers) answerCaches.set(reports, (answers = new LRUCache({ max: 10_000 })));
-  return answers;
+export type AnswerMemo = LRUCache<string, WeakRef<object>>;
+
+export function createAnswerMemo(): AnswerMemo {
+  return new LRUCache({ max: 10_000 });
 }
 
 /** Adds the Server-Timing header to responses of report routes. */
@@ -54,7 +53,7 @@ export async function runReport<T>(
   reports: ReportService,
   call: ReportCall,
   operation: (call: ReportCall) => Promise<T>,
-  options: { etag: boolean; now?: () => number } = { etag: true },
+  options: { etag: boolean; now?: () => number; answers?: AnswerMemo } = { etag: true },
 ): Promise<T | FastifyReply> {
   const timing = { plan: 0, db: 0, handlerEnd: 0, started: performance.now() };
   request.reportTiming = timing;
@@ -74,8 +73,8 @@ export async function runReport<T>(
         return reply.code(304).header('etag', etag).send();
       }
     }
-    const answers = etag ? answersOf(reports) : undefined;
-    const known = etag ? (answers!.get(etag)?.deref() as T | undefined) : undefined;
+    const answers = etag ? options.answers : undefined;
+    const known = answers ? (answers.get(etag!)?.deref() as T | undefined) : undefined;
     if (known !== undefined) {
       reply.header('etag', etag!);
       return known;
@@ -84,7 +83,7 @@ export async function runReport<T>(
     // Only successful answers get a tag, so a 304 can never stand for an error.
     if (etag) {
       reply.header('etag', etag);
-      if (isKept(result)) answers!.set(etag, new WeakRef(result));
+      if (answers && isKept(result)) answers.set(etag, new WeakRef(result));
     }
     return result;
   } finally {
