@@ -9,6 +9,7 @@ import * as reportTables from './migrations/0002-report-tables.js';
 import * as reportSummaries from './migrations/0003-report-summaries.js';
 import * as attributionFacts from './migrations/0004-attribution-facts.js';
 import * as credentialsVersion from './migrations/0005-credentials-version.js';
+import * as topParentsAtImport from './migrations/0006-top-parents-at-import.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-domain': domain,
@@ -16,6 +17,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0003-report-summaries': reportSummaries,
   '0004-attribution-facts': attributionFacts,
   '0005-credentials-version': credentialsVersion,
+  '0006-top-parents-at-import': topParentsAtImport,
 };
 
 class StaticProvider implements MigrationProvider {

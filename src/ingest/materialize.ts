@@ -270,7 +270,7 @@ const eventColumns: Pairs = [
   ['event_source', 'e.event_source'], ['event_name', 'e.event_name'], ['event_description', 'e.event_description'],
   ['event_user_name', 'e.user_name'], ['event_user_email', 'e.user_email'], ['event_user_title', 'e.user_title'],
   ['company_partner_public_id', 'po.public_id::text'], ['event_source_link', 'e.source_link'],
-  ['top_parent_crm_account_id', 'tp.crm_account_id'], ['top_parent_crm_account_name', 'tp.name'],
+  ['top_parent_crm_account_id', 'tp.top_id'], ['top_parent_crm_account_name', 'tp.top_name'],
 ];
 
 const ptStatus = (o: string) => `case when coalesce(${o}.is_closed, false) = false then 'OPEN' when ${o}.is_won then 'WON' else 'LOST' end`;
@@ -321,8 +321,9 @@ export async function materialize(db: Kysely<any>): Promise<void> {
   // Index builds of the report tables sort (org_id, key, rid) entries: at 2,000,000 rows
   // per table the default 64 MB spills them to disk.
   await sql`set local maintenance_work_mem = '256MB'`.execute(db);
-  // accounts too: the planner needs its statistics for the builds below (its top parents then change, so it is analyzed again after the commit).
+  // accounts too: the planner needs its statistics for the builds below.
   await sql.raw(`analyze accounts, ${ANALYZED_BASE_TABLES.join(', ')}`).execute(db);
+  for (const t of TEMPORARY_TABLES) await sql.raw(`drop table if exists ${t}`).execute(db);
   await computeTopParents(db);
   await buildTemporaryTables(db);
   const keys = await jsonKeys(db);
@@ -352,25 +353,32 @@ export async function materialize(db: Kysely<any>): Promise<void> {
   await buildPrecomputed(db);
 }
 
-/** Follows parentCrmAccountId to the root (import has already rejected cycles and dangling parents). */
+/**
+ * Every account's top parent (parentCrmAccountId followed to the root; import has already
+ * rejected cycles and dangling parents), with the root's name: `tmp_top_parents`
+ * (org_id, crm_account_id, top_id, top_name). A narrow temporary table rather than a
+ * column of `accounts` (migration 0006): updating that column rewrote every account row
+ * and index entry, 6+ minutes at 3.7 million accounts. The recursion walks a narrow copy
+ * of the child rows, so each level scans tens of bytes per account, not the whole row.
+ */
 async function computeTopParents(db: Kysely<any>): Promise<void> {
-  await sql`
+  await sql`create temp table tmp_children as
+    select org_id, crm_account_id, parent_crm_account_id from accounts where parent_crm_account_id is not null`.execute(db);
+  await sql`analyze tmp_children`.execute(db);
+  await sql`create temp table tmp_top_parents as
     with recursive tp as (
-      select org_id, crm_account_id, crm_account_id as top from accounts where parent_crm_account_id is null
+      select org_id, crm_account_id, crm_account_id as top_id, name as top_name from accounts where parent_crm_account_id is null
       union all
-      select a.org_id, a.crm_account_id, tp.top
-      from accounts a join tp on a.org_id = tp.org_id and a.parent_crm_account_id = tp.crm_account_id
+      select c.org_id, c.crm_account_id, tp.top_id, tp.top_name
+      from tmp_children c join tp on c.org_id = tp.org_id and c.parent_crm_account_id = tp.crm_account_id
     )
-    update accounts a set top_parent_crm_account_id = tp.top
-    from tp
-    where a.org_id = tp.org_id and a.crm_account_id = tp.crm_account_id
-      and a.top_parent_crm_account_id is distinct from tp.top`.execute(db);
+    select * from tp`.execute(db);
+  await sql`analyze tmp_top_parents`.execute(db);
 }
 
-const TEMPORARY_TABLES = ['tmp_shares', 'tmp_matches', 'tmp_partner_counts', 'tmp_subtypes', 'tmp_links'] as const;
+const TEMPORARY_TABLES = ['tmp_children', 'tmp_top_parents', 'tmp_shares', 'tmp_matches', 'tmp_partner_counts', 'tmp_subtypes', 'tmp_links'] as const;
 
 async function buildTemporaryTables(db: Kysely<any>): Promise<void> {
-  for (const t of TEMPORARY_TABLES) await sql.raw(`drop table if exists ${t}`).execute(db);
   await sql.raw(`create temp table tmp_shares as\n  ${sharesSelect()}`).execute(db);
   const profiles = (await sql<{ profile: number; unshared: string[] }>`select distinct profile, unshared from tmp_shares order by profile`.execute(db)).rows;
   const pa = (path: string, as: string) => `${masked(byPath(path))} as ${as}`;
@@ -463,7 +471,7 @@ async function buildGlobalOpportunities(db: Kysely<any>, keys: JsonKeys): Promis
 /** Joins shared by the two event-based tables: event `e` with account `a`, top parent `tp`, type, subtype, partner. */
 const EVENT_JOINS = `
   join accounts a on a.org_id = e.org_id and a.crm_account_id = e.crm_account_id
-  join accounts tp on tp.org_id = a.org_id and tp.crm_account_id = a.top_parent_crm_account_id
+  join tmp_top_parents tp on tp.org_id = a.org_id and tp.crm_account_id = a.crm_account_id
   join partnerships p on p.org_id = e.org_id and p.partner_org_id = e.partner_org_id and p.status = 'CONNECTED'
   join orgs po on po.id = e.partner_org_id
   left join event_types et on et.code = e.event_type_code
@@ -495,16 +503,22 @@ async function buildAttributionEvents(db: Kysely<any>, keys: JsonKeys): Promise<
  * and d <= O.createdDate <= d + W days. An opportunity with at least one link is new.
  */
 async function buildPipelineAttribution(db: Kysely<any>, keys: JsonKeys): Promise<void> {
+  // The links are numbered here, on their keys and sort columns only: numbering them in
+  // the report insert sorted the joined wide rows (about 70 columns and three custom
+  // objects each), which at scale 1000 spilled tens of gigabytes of temporary files.
   await sql`create temp table tmp_links as
-    select e.org_id, e.event_id, o.crm_opportunity_id
-    from events e
-    join orgs org on org.id = e.org_id
-    join partnerships p on p.org_id = e.org_id and p.partner_org_id = e.partner_org_id and p.status = 'CONNECTED'
-    join accounts ea on ea.org_id = e.org_id and ea.crm_account_id = e.crm_account_id
-    join accounts oa on oa.org_id = e.org_id and oa.top_parent_crm_account_id = ea.top_parent_crm_account_id
-    join opportunities o on o.org_id = oa.org_id and o.crm_account_id = oa.crm_account_id
-    where o.created_date >= e.event_date
-      and o.created_date <= e.event_date + org.attribution_window_days::bigint * 86400`.execute(db);
+    select org_id, event_id, crm_opportunity_id,
+      row_number() over (partition by org_id order by created_date desc, crm_opportunity_id collate "C", event_date desc, event_id collate "C") as rid
+    from (
+      select e.org_id, e.event_id, e.event_date, o.crm_opportunity_id, o.created_date
+      from events e
+      join orgs org on org.id = e.org_id
+      join partnerships p on p.org_id = e.org_id and p.partner_org_id = e.partner_org_id and p.status = 'CONNECTED'
+      join tmp_top_parents ea on ea.org_id = e.org_id and ea.crm_account_id = e.crm_account_id
+      join tmp_top_parents oa on oa.org_id = e.org_id and oa.top_id = ea.top_id
+      join opportunities o on o.org_id = oa.org_id and o.crm_account_id = oa.crm_account_id
+      where o.created_date >= e.event_date
+        and o.created_date <= e.event_date + org.attribution_window_days::bigint * 86400) x`.execute(db);
   await sql`analyze tmp_links`.execute(db);
 
   await insert(
@@ -514,13 +528,13 @@ async function buildPipelineAttribution(db: Kysely<any>, keys: JsonKeys): Promis
     [
       ['org_id', 'o.org_id'],
       ['rid', 'row_number() over (partition by o.org_id order by o.created_date desc, o.crm_opportunity_id collate "C")'],
-      ['top_parent_crm_account_id', 'tp.crm_account_id'], ['top_parent_crm_account_name', 'tp.name'],
+      ['top_parent_crm_account_id', 'tp.top_id'], ['top_parent_crm_account_name', 'tp.top_name'],
       ...oppColumns,
       ['custom', 'o.custom'],
     ],
     `from opportunities o
   join accounts oa on oa.org_id = o.org_id and oa.crm_account_id = o.crm_account_id
-  join accounts tp on tp.org_id = oa.org_id and tp.crm_account_id = oa.top_parent_crm_account_id
+  join tmp_top_parents tp on tp.org_id = oa.org_id and tp.crm_account_id = oa.crm_account_id
   where exists (select 1 from tmp_links l where l.org_id = o.org_id and l.crm_opportunity_id = o.crm_opportunity_id)`,
   );
 
@@ -532,7 +546,7 @@ async function buildPipelineAttribution(db: Kysely<any>, keys: JsonKeys): Promis
     'rpt_attribution_links',
     [
       ['org_id', 'e.org_id'],
-      ['rid', 'row_number() over (partition by e.org_id order by o.created_date desc, o.crm_opportunity_id collate "C", e.event_date desc, e.event_id collate "C")'],
+      ['rid', 'l.rid'],
       ['opp_rid', 'n.rid'],
       ['partner_org_id', 'e.partner_org_id'],
       ['account_name', 'oa.name'], ['partner_org_name', 'po.name'],

@@ -59,8 +59,9 @@ for (const engine of engines) {
       assert.equal(row.org, ORG.ACME);
       assert.deepEqual([row.owner_email, row.owner_division, row.custom_owner_name, row.is_customer, row.annual_revenue, row.recent_open_opp_date], ['olive@acme.test', 'West', 'Carl Custom', true, 1_000_000, T0]);
       assert.deepEqual(row.custom, { tier: 'Gold', score: 10, arr: 100.5, renewal: T0 + 30 * 86400, ispartnerpaid: true });
-      const a2 = await sql<any>`select top_parent_crm_account_id from accounts where crm_account_id = 'A2'`.execute(db.db);
-      assert.equal(a2.rows[0].top_parent_crm_account_id, 'A1', 'top parents are computed at import');
+      // Top parents are derived at import (A2's parent is A1, a root) into the report rows.
+      const e2 = await sql<any>`select top_parent_crm_account_id as id, top_parent_crm_account_name as name from rpt_attribution_events where crm_account_id = 'A2'`.execute(db.db);
+      assert.deepEqual(e2.rows.map((r) => [r.id, r.name]), [['A1', 'Acme Holdings']], 'top parents are computed at import');
       const p = await sql<any>`select p.shared_fields, p.owner_phone, po.public_id::text as partner from partnerships p join orgs po on po.id = p.partner_org_id join orgs o on o.id = p.org_id where o.public_id = ${ORG.ACME} and po.public_id = ${ORG.BETA}`.execute(db.db);
       assert.deepEqual(p.rows[0].shared_fields, ['name', 'country']);
       const users = await sql<any>`select role from users where email = 'member@acme.test'`.execute(db.db);
@@ -237,6 +238,19 @@ for (const engine of engines) {
       const broken = bundle();
       writeFileSync(join(broken, 'users.ndjson'), '{"org": \n[1]\n');
       assert.deepEqual(await problems(db, broken), ['users.ndjson:1: -: not valid JSON', 'users.ndjson:2: -: must be a JSON object']);
+    });
+
+    test('top parents follow every level of the hierarchy, and links join accounts under one top parent', async () => {
+      // A12 -> A11 -> A2 -> A1: an event on the great-grandchild reaches O1 (on A2) and O9
+      // (on A1, imported by an earlier test) through their top parent A1; newest opportunity first.
+      const accounts = [...BUNDLE.accounts!, { org: ORG.ACME, crmAccountId: 'A11', name: 'Child', parentCrmAccountId: 'A2' }, { org: ORG.ACME, crmAccountId: 'A12', name: 'Grandchild', parentCrmAccountId: 'A11' }];
+      const events = [...BUNDLE.events!, { org: ORG.ACME, eventId: 'E12', eventDate: T0 - 86400, eventTypeCode: 'ACTION_LIST', eventSubtypeCode: 'CREATED', crmAccountId: 'A12', partner: ORG.ALPHA, eventName: 'Deep' }];
+      const result = await importBundle(db, bundle({ accounts, events }));
+      assert.ok(result.ok, result.ok ? '' : result.problems.map(formatProblem).join('\n'));
+      const rows = await sql<any>`select top_parent_crm_account_id as id, top_parent_crm_account_name as name from rpt_attribution_events where crm_account_id = 'A12'`.execute(db.db);
+      assert.deepEqual(rows.rows.map((r: any) => [r.id, r.name]), [['A1', 'Acme Holdings']]);
+      const links = await sql<any>`select opp_crm_opportunity_id as opp, top_parent_crm_account_id as top from rpt_attribution_links where event_name = 'Deep' order by rid`.execute(db.db);
+      assert.deepEqual(links.rows.map((r: any) => [r.opp, r.top]), [['O9', 'A1'], ['O1', 'A1']]);
     });
   });
 }
