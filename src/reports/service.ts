@@ -11,7 +11,7 @@ import { badRequest, notFound, type FieldError } from '../server/errors.js';
 import { findReport, filterTypeOf, type ReportDefinition, type ReportId } from './catalog/index.js';
 import { loadOrgMetadata, type OrgMetadata } from './metadata.js';
 import { LRUCache } from 'lru-cache';
-import { cached, cacheKey, keepsJson, memoryFigureCache, type FigureCache } from './cache.js';
+import { cached, cacheKey, keepsJson, memoryFigureCache, singleFlight, type FigureCache } from './cache.js';
 import { buildPlan, customColumns, type ChannelOptions, type Plan } from './plan.js';
 import { batchQuery, boundariesQuery, dictionaryValuesQuery, distinctValuesQuery, isAllRows, isWholeTable, rangeQuery, sortKeys, type QueryPlan } from './query.js';
 import { accelerate, countStatement, pageStatement } from './direct-sql.js';
@@ -108,6 +108,9 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
   };
 
   const cache = deps.cache ?? memoryFigureCache();
+  // Identical requests arriving together (a dashboard refreshed by a team, a BI tool's
+  // parallel pulls) share one computation of a page, count, filter values or dashboard.
+  const flight = singleFlight();
 
   /** Bumped by every import; part of every cache key. */
   const readState = deps.readState ?? serviceStateReader(db);
@@ -215,13 +218,15 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
       // whether the caller asked for a sort, which the default order does not show).
       const hit = pageCache?.get(pageKey);
       if (hit) return hit;
-      const [rows, total] = await Promise.all([
-        (async () => (await pageRows(p)).map((r) => renderRow(p, r)))(),
-        cached(cache, cacheKey('count', p.orgId, p.version, rowsKey(p)), () => count(p)),
-      ]);
-      const page = keepsJson(pageEnvelope(rows, total, p.page, p.size, p.sorted));
-      pageCache?.set(pageKey, page);
-      return page;
+      return flight(pageKey, async () => {
+        const [rows, total] = await Promise.all([
+          (async () => (await pageRows(p)).map((r) => renderRow(p, r)))(),
+          cached(cache, cacheKey('count', p.orgId, p.version, rowsKey(p)), () => count(p), flight),
+        ]);
+        const page = keepsJson(pageEnvelope(rows, total, p.page, p.size, p.sorted));
+        pageCache?.set(pageKey, page);
+        return page;
+      });
     },
 
     async filterData(call) {
@@ -257,7 +262,7 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
         const q = distinctValuesQuery(p, column, (filterSearch as string | undefined) || undefined, pg.page, pg.size);
         const [values, count] = await Promise.all([run<{ v: string }>(q.rows), run<{ n: number }>(q.count)]);
         return filterValuesPage(values.map((v) => v.v), Number(count[0]?.n ?? 0), pg.page, pg.size);
-      });
+      }, flight);
     },
 
     async columns(call) {
@@ -280,7 +285,7 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
         const q = dashboardQueries(p);
         const [totals, byPartner, byEventType] = await Promise.all([run<Record<string, unknown>>(q.totals), run<Record<string, unknown>>(q.byPartner), q.byEventType ? run<Record<string, unknown>>(q.byEventType) : Promise.resolve(undefined)]);
         return renderDashboard(p.report.id as ReportId, totals[0] ?? {}, byPartner, byEventType);
-      });
+      }, flight);
     },
 
     async eventTypes() {
