@@ -10,6 +10,7 @@ import * as reportSummaries from './migrations/0003-report-summaries.js';
 import * as attributionFacts from './migrations/0004-attribution-facts.js';
 import * as credentialsVersion from './migrations/0005-credentials-version.js';
 import * as topParentsAtImport from './migrations/0006-top-parents-at-import.js';
+import * as eventFacts from './migrations/0007-event-facts.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-domain': domain,
@@ -18,6 +19,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0004-attribution-facts': attributionFacts,
   '0005-credentials-version': credentialsVersion,
   '0006-top-parents-at-import': topParentsAtImport,
+  '0007-event-facts': eventFacts,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -197,7 +197,7 @@ function searchText(table: string, pairs: Pairs, keys?: JsonKeys): string {
  */
 const NEXT = '__next';
 
-const REPORT_TABLES = ['rpt_global_accounts', 'rpt_global_opportunities', 'rpt_attribution_events', 'rpt_new_opportunities', 'rpt_attribution_links', 'rpt_attribution_facts', 'rpt_connected_partners', 'rpt_matched_accounts'] as const;
+const REPORT_TABLES = ['rpt_global_accounts', 'rpt_global_opportunities', 'rpt_attribution_events', 'rpt_event_facts', 'rpt_new_opportunities', 'rpt_attribution_links', 'rpt_attribution_facts', 'rpt_connected_partners', 'rpt_matched_accounts'] as const;
 
 async function insert(db: Kysely<any>, keys: JsonKeys, table: string, pairs: Pairs, from: string): Promise<void> {
   const all: Pairs = [...pairs, ['search_text', searchText(table, pairs, keys)]];
@@ -299,6 +299,7 @@ const REPORT_INDEXES: ReadonlyArray<readonly [name: string, definition: string]>
   ['rpt_attribution_links_scope', 'rpt_attribution_links (org_id, partner_org_id, event_date)'],
   ['rpt_attribution_facts_scope', 'rpt_attribution_facts (org_id, event_date)'],
   ['rpt_attribution_events_scope', 'rpt_attribution_events (org_id, partner_org_id, event_date)'],
+  ['rpt_event_facts_scope', 'rpt_event_facts (org_id, event_date)'],
   ['rpt_matched_accounts_partner', 'rpt_matched_accounts (org_id, partner_org_id, rid)'],
   // The global accounts report reaches millions of rows per tenant: btree indexes for the
   // filters and sorts people use most (an exact country filter in the default order, the
@@ -495,6 +496,11 @@ async function buildAttributionEvents(db: Kysely<any>, keys: JsonKeys): Promise<
     ],
     `from events e ${EVENT_JOINS}`,
   );
+  // The narrow copy that context-only counts read (migration 0007), in (org_id, event_date)
+  // order so that an event window is a contiguous range of pages.
+  await sql.raw(`insert into rpt_event_facts${NEXT} (org_id, rid, partner_org_id, event_date, event_type_code)
+  select org_id, rid, partner_org_id, event_date, event_type_code
+  from rpt_attribution_events${NEXT} order by org_id, event_date`).execute(db);
 }
 
 /**

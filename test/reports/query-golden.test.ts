@@ -81,6 +81,22 @@ test('summary count: distinct counted opportunities without filters, the joined 
   assert.match(filtered.sql, /^select count\(\*\) as n from \(select o\.\*, .* from rpt_attribution_facts l where .* join rpt_new_opportunities o on o\.org_id = \$6 and o\.rid = c\.opp_rid\) r where r\.total_partners >= \$7::double precision$/s);
 });
 
+test('attribution events and detail: a context-only count reads the narrow copy, a filtered one the report rows', () => {
+  const context = { partnerPublicIds: [ALPHA], eventTypeCodes: ['ACTION_LIST'], dateRangeDays: 90, oppCreatedDateDays: 30 };
+  assert.deepEqual(compile(countQuery(plan('ATTRIBUTION_EVENTS', { context: { ...context, oppCreatedDateDays: undefined } }))), {
+    sql: 'select count(*) as n from "rpt_event_facts" l where (l.org_id = $1 and l.partner_org_id = any($2::int[]) and l.event_type_code = any($3::text[]) and l.event_date >= $4)',
+    parameters: [7, [11], ['ACTION_LIST'], 1_700_000_000 - 90 * 86400],
+  });
+  assert.deepEqual(compile(countQuery(plan('PIPELINE_ATTRIBUTION_DETAIL', { context }))), {
+    sql: 'select count(*) as n from "rpt_attribution_facts" l where (l.org_id = $1 and l.partner_org_id = any($2::int[]) and l.event_type_code = any($3::text[]) and l.event_date >= $4 and l.opp_created_date >= $5)',
+    parameters: [7, [11], ['ACTION_LIST'], 1_700_000_000 - 90 * 86400, 1_700_000_000 - 30 * 86400],
+  });
+  const filtered = compile(countQuery(plan('ATTRIBUTION_EVENTS', { context: { ...context, oppCreatedDateDays: undefined }, filters: { event_name: 'x-?-' } })));
+  assert.match(filtered.sql, /^select count\(\*\) as n from "rpt_attribution_events" r where /);
+  const searched = compile(countQuery(plan('PIPELINE_ATTRIBUTION_DETAIL', { context, search: 'acme' })));
+  assert.match(searched.sql, /^select count\(\*\) as n from "rpt_attribution_links" r where /);
+});
+
 test('filter values: distinct non-null values ordered like a text sort; ranges are min/max', () => {
   const p = plan('GLOBAL_VERTICAL_ACCOUNTS', {});
   const column = p.columns.find((c) => c.key === 'city')!;
