@@ -11,6 +11,7 @@ import * as attributionFacts from './migrations/0004-attribution-facts.js';
 import * as credentialsVersion from './migrations/0005-credentials-version.js';
 import * as topParentsAtImport from './migrations/0006-top-parents-at-import.js';
 import * as eventFacts from './migrations/0007-event-facts.js';
+import * as accountFacts from './migrations/0008-account-facts.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-domain': domain,
@@ -20,6 +21,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0005-credentials-version': credentialsVersion,
   '0006-top-parents-at-import': topParentsAtImport,
   '0007-event-facts': eventFacts,
+  '0008-account-facts': accountFacts,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -14,6 +14,7 @@ import { sql, type Kysely } from 'kysely';
 import { ACCOUNT_FIELDS, type AccountField } from '../reports/catalog/account-fields.js';
 import { ANALYTICS_REPORTS, CHANNEL_REPORTS, isTextual, type ReportDefinition } from '../reports/catalog/index.js';
 import { ANALYZED_REPORT_TABLES, buildPrecomputed } from '../reports/precomputed.js';
+import { ACCOUNT_FACT_COLUMNS } from '../reports/narrow-copies.js';
 
 type Pairs = ReadonlyArray<readonly [column: string, expression: string]>;
 
@@ -197,7 +198,7 @@ function searchText(table: string, pairs: Pairs, keys?: JsonKeys): string {
  */
 const NEXT = '__next';
 
-const REPORT_TABLES = ['rpt_global_accounts', 'rpt_global_opportunities', 'rpt_attribution_events', 'rpt_event_facts', 'rpt_new_opportunities', 'rpt_attribution_links', 'rpt_attribution_facts', 'rpt_connected_partners', 'rpt_matched_accounts'] as const;
+const REPORT_TABLES = ['rpt_global_accounts', 'rpt_account_facts', 'rpt_global_opportunities', 'rpt_attribution_events', 'rpt_event_facts', 'rpt_new_opportunities', 'rpt_attribution_links', 'rpt_attribution_facts', 'rpt_connected_partners', 'rpt_matched_accounts'] as const;
 
 async function insert(db: Kysely<any>, keys: JsonKeys, table: string, pairs: Pairs, from: string): Promise<void> {
   const all: Pairs = [...pairs, ['search_text', searchText(table, pairs, keys)]];
@@ -439,6 +440,9 @@ async function buildGlobalAccounts(db: Kysely<any>, keys: JsonKeys): Promise<voi
   join accounts a on a.org_id = m.org_id and a.crm_account_id = m.crm_account_id
   join tmp_partner_counts pc on pc.org_id = m.org_id and pc.crm_account_id = m.crm_account_id`,
   );
+  // The narrow copy that filtered counts read (src/reports/narrow-copies.ts).
+  const columns = ['org_id', 'rid', 'partner_org_id', ...ACCOUNT_FACT_COLUMNS].join(', ');
+  await sql.raw(`insert into rpt_account_facts${NEXT} (${columns}) select ${columns} from rpt_global_accounts${NEXT} order by org_id, rid`).execute(db);
 }
 
 async function buildGlobalOpportunities(db: Kysely<any>, keys: JsonKeys): Promise<void> {

@@ -13,9 +13,12 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { ANALYTICS_REPORTS, CHANNEL_REPORTS, isTextual, type ReportDefinition, type ReportId } from './catalog/index.js';
 import type { Column } from './catalog/types.js';
+import { storedName } from './catalog/column.js';
 import { loadOrgMetadata } from './metadata.js';
 import { buildPlan } from './plan.js';
 import { dashboardQueries } from './query-dashboard.js';
+
+export { storedName };
 
 type Sql = RawBuilder<unknown>;
 
@@ -30,12 +33,6 @@ const DICTIONARY_TABLES: ReadonlySet<string> = new Set(['rpt_global_accounts']);
 /** Report tables buildPrecomputed analyzes after their rows are written (the import need not analyze them again). */
 export const ANALYZED_REPORT_TABLES: readonly string[] = [...DICTIONARY_TABLES];
 
-/** The plain column name of a catalog column stored as-is (`r.<name>`), or null. */
-export function storedName(column: Column): string | null {
-  if (column.json) return null;
-  const m = /^r\.([a-z_][a-z0-9_]*)$/.exec(column.sql);
-  return m ? m[1]! : null;
-}
 
 const isRange = (c: Column) => c.type === 'number' || c.type === 'currency' || c.type === 'date';
 

@@ -10,6 +10,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Column } from './catalog/types.js';
 import { isTextual } from './catalog/types.js';
 import { likeContains } from './filter-language.js';
+import { narrowCopyFor } from './narrow-copies.js';
 import { sqlTypeOf, type FilterPlan, type Plan, type Scope } from './plan.js';
 
 type Sql = RawBuilder<unknown>;
@@ -257,17 +258,6 @@ export function recordsQuery(plan: Plan): Sql {
   return sql`select ${selectList(plan)} from ${from} where ${whereClause(plan)} order by ${orderBy(sortKeys(plan))} limit ${plan.size} offset ${plan.page * plan.size}`;
 }
 
-/**
- * Narrow copies of wide report tables (one row per report row, the scope columns only):
- * a count whose only conditions are the organization and the context reads these. The
- * attribution reports are scoped by context alone most of the time, and a 90-day window
- * can hold a quarter of a tenant's events.
- */
-const NARROW_COPIES: Readonly<Record<string, { table: string; columns: ReadonlySet<keyof Scope> }>> = {
-  rpt_attribution_events: { table: 'rpt_event_facts', columns: new Set(['partnerOrgIds', 'eventTypeCodes', 'eventDate']) },
-  rpt_attribution_links: { table: 'rpt_attribution_facts', columns: new Set(['partnerOrgIds', 'eventTypeCodes', 'eventDate', 'oppCreatedDate']) },
-};
-
 export function countQuery(plan: Plan): Sql {
   const unfiltered = plan.filters.length === 0 && plan.search.length === 0;
   // Pipeline summary without filters or search: one row per opportunity with a counted
@@ -276,9 +266,11 @@ export function countQuery(plan: Plan): Sql {
   if (plan.report.shape === 'summary' && unfiltered) {
     return sql`select count(distinct l.opp_rid) as n from rpt_attribution_facts l where ${and(scopeConditions(plan.orgId, plan.scope, 'l'))}`;
   }
-  const narrow = NARROW_COPIES[plan.report.table];
-  if (narrow && unfiltered && (Object.keys(plan.scope) as Array<keyof Scope>).every((k) => narrow.columns.has(k))) {
-    return sql`select count(*) as n from ${sql.table(narrow.table)} l where ${and(scopeConditions(plan.orgId, plan.scope, 'l'))}`;
+  // Conditions all on columns of a narrow copy: count there (alias r, so the filter
+  // expressions of the catalog apply unchanged).
+  const narrow = plan.report.shape === 'table' ? narrowCopyFor(plan) : undefined;
+  if (narrow) {
+    return sql`select count(*) as n from ${sql.table(narrow.table)} r where ${and([...scopeConditions(plan.orgId, plan.scope, 'r'), ...plan.filters.map((f) => filterCondition(f, plan))])}`;
   }
   const { from } = relation(plan);
   return sql`select count(*) as n from ${from} where ${whereClause(plan)}`;

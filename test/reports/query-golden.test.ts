@@ -84,11 +84,11 @@ test('summary count: distinct counted opportunities without filters, the joined 
 test('attribution events and detail: a context-only count reads the narrow copy, a filtered one the report rows', () => {
   const context = { partnerPublicIds: [ALPHA], eventTypeCodes: ['ACTION_LIST'], dateRangeDays: 90, oppCreatedDateDays: 30 };
   assert.deepEqual(compile(countQuery(plan('ATTRIBUTION_EVENTS', { context: { ...context, oppCreatedDateDays: undefined } }))), {
-    sql: 'select count(*) as n from "rpt_event_facts" l where (l.org_id = $1 and l.partner_org_id = any($2::int[]) and l.event_type_code = any($3::text[]) and l.event_date >= $4)',
+    sql: 'select count(*) as n from "rpt_event_facts" r where (r.org_id = $1 and r.partner_org_id = any($2::int[]) and r.event_type_code = any($3::text[]) and r.event_date >= $4)',
     parameters: [7, [11], ['ACTION_LIST'], 1_700_000_000 - 90 * 86400],
   });
   assert.deepEqual(compile(countQuery(plan('PIPELINE_ATTRIBUTION_DETAIL', { context }))), {
-    sql: 'select count(*) as n from "rpt_attribution_facts" l where (l.org_id = $1 and l.partner_org_id = any($2::int[]) and l.event_type_code = any($3::text[]) and l.event_date >= $4 and l.opp_created_date >= $5)',
+    sql: 'select count(*) as n from "rpt_attribution_facts" r where (r.org_id = $1 and r.partner_org_id = any($2::int[]) and r.event_type_code = any($3::text[]) and r.event_date >= $4 and r.opp_created_date >= $5)',
     parameters: [7, [11], ['ACTION_LIST'], 1_700_000_000 - 90 * 86400, 1_700_000_000 - 30 * 86400],
   });
   const filtered = compile(countQuery(plan('ATTRIBUTION_EVENTS', { context: { ...context, oppCreatedDateDays: undefined }, filters: { event_name: 'x-?-' } })));
@@ -129,7 +129,7 @@ test('contains / does-not-contain on a dictionary column test its distinct value
   const p = withDictionary(plan('GLOBAL_VERTICAL_ACCOUNTS', { columns: ['city'], filters: { city: 'san-,-fran-?-', state: 'x-^-', industry: 'soft-?-' } }), 'city', 'state');
   assert.deepEqual(compile(countQuery(p)), {
     sql:
-      'select count(*) as n from "rpt_global_accounts" r where (r.org_id = $1' +
+      'select count(*) as n from "rpt_account_facts" r where (r.org_id = $1' +
       ' and r.city in (select d.value from rpt_value_counts d where d.org_id = $2 and d.tbl = $3 and d.col = $4 and (d.value ilike $5 and d.value ilike $6))' +
       ' and (r.state is null or r.state not in (select d.value from rpt_value_counts d where d.org_id = $7 and d.tbl = $8 and d.col = $9 and d.value ilike any($10::text[])))' +
       ' and r.industry ilike $11)',

@@ -38,3 +38,10 @@ export function column(key: string, type: ColumnType, options: ColumnOptions = {
 export function group(type: ColumnType, keys: string[], groupName?: string): Column[] {
   return keys.map((k) => column(k, type, groupName ? { group: groupName } : {}));
 }
+
+/** The plain column name of a catalog column stored as-is (`r.<name>`), or null. */
+export function storedName(column: Column): string | null {
+  if (column.json) return null;
+  const m = /^r\.([a-z_][a-z0-9_]*)$/.exec(column.sql);
+  return m ? m[1]! : null;
+}

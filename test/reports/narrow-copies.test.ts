@@ -1,0 +1,76 @@
+/**
+ * Filtered counts of GLOBAL_VERTICAL_ACCOUNTS read `rpt_account_facts` when every
+ * condition falls on its columns (src/reports/narrow-copies.ts): the copy holds exactly
+ * the report rows' values (masked partner values included, so a count can reveal nothing
+ * the rows do not), its table has the columns the module names, and every count equals
+ * the number of rows the same request lists.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { engines } from '../helpers/engines.js';
+import { fixtureApp, type FixtureApp } from '../helpers/fixture-app.js';
+import { ACCOUNT_FACT_COLUMNS, narrowCopyFor } from '../../src/reports/narrow-copies.js';
+import { reportById } from '../../src/reports/catalog/index.js';
+
+const GVA = '/v1/report-analytics/report/GLOBAL_VERTICAL_ACCOUNTS/records?size=2000';
+
+/** Filters on copy columns only (every operation), and some that are not (the report rows count). */
+const FILTERS: object[] = [
+  { country: 'US' },
+  { country: 'US-,-DE', number_of_employees: '1<->100000' },
+  { annual_revenue: '<->1000000' },
+  { account_acv: '100<->', recent_open_opp_date: '0<->' },
+  { partner_first_match_date: '0<->9999999999' },
+  { city: 'an-?-' },
+  { city: 'o-^-', state: 'CA-!-' },
+  { partner_org_name: 'alpha-?-' },
+  { partner_account_type: 'x-^-' },
+  { partner_account_acv: '1<->' },
+  { industry: 'soft-?-', territory: 'x-!-' },
+  { account_name: 'acme-?-' },
+  { account_name: 'acme-?-', country: 'US' },
+];
+
+describe('narrow copy definition', () => {
+  test('a count uses the copy only when every filter column is in it and there is no search', () => {
+    const report = reportById('GLOBAL_VERTICAL_ACCOUNTS');
+    const col = (key: string) => report.columns.find((c) => c.key === key)!;
+    const base = { report, scope: {}, search: [] as string[] };
+    assert.equal(narrowCopyFor({ ...base, filters: [{ column: col('country'), filter: { operation: 'exact', values: ['US'] } }] } as never)?.table, 'rpt_account_facts');
+    assert.equal(narrowCopyFor({ ...base, filters: [{ column: col('account_name'), filter: { operation: 'exact', values: ['x'] } }] } as never), undefined);
+    assert.equal(narrowCopyFor({ ...base, search: ['x'], filters: [] } as never), undefined);
+  });
+});
+
+for (const engine of engines) {
+  describe(`rpt_account_facts on ${engine.name}`, () => {
+    let f: FixtureApp;
+    before(async () => {
+      f = await fixtureApp(engine);
+    });
+    after(() => f.close());
+
+    test('its columns are the ones the module names, and its rows the report rows projected', async () => {
+      const columns = await sql<{ name: string }>`select column_name as name from information_schema.columns where table_name = 'rpt_account_facts' order by ordinal_position`.execute(f.database.db);
+      assert.deepEqual(columns.rows.map((r) => r.name), ['org_id', 'rid', 'partner_org_id', ...ACCOUNT_FACT_COLUMNS]);
+      const list = ['org_id', 'rid', 'partner_org_id', ...ACCOUNT_FACT_COLUMNS].join(', ');
+      const report = await sql.raw(`select ${list} from rpt_global_accounts order by org_id, rid`).execute(f.database.db);
+      const copy = await sql.raw(`select ${list} from rpt_account_facts order by org_id, rid`).execute(f.database.db);
+      assert.ok(report.rows.length > 0);
+      assert.deepEqual(copy.rows, report.rows);
+    });
+
+    test('every filtered count equals the rows listed', async () => {
+      let nonEmpty = 0;
+      for (const filters of FILTERS) {
+        for (const key of [f.keys.acme, f.keys.other]) {
+          const page = await f.ok(GVA, { filters }, key);
+          assert.equal(page.totalElements, page.content.length, JSON.stringify(filters));
+          if (page.content.length) nonEmpty++;
+        }
+      }
+      assert.ok(nonEmpty >= 8, `only ${nonEmpty} filtered requests list rows`);
+    });
+  });
+}
