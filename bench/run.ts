@@ -46,6 +46,8 @@ const SCALE = Number(process.env.BENCH_SCALE ?? 1000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 const CONCURRENCY = 10;
+/** A request without an answer after this long counts as an error (autocannon's default, named so the output can say it). */
+const TIMEOUT_SECONDS = 10;
 const ONLY = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
 const serverUrl = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
 const BENCH_DB = process.env.BENCH_DB ?? 'pr_bench';
@@ -204,6 +206,7 @@ async function drive(url: string, key: string, s: Scenario, seconds: number): Pr
     body: JSON.stringify(s.body),
     connections: CONCURRENCY,
     duration: seconds,
+    timeout: TIMEOUT_SECONDS,
     ...(vary ? { requests: [{ setupRequest: (req: any) => ({ ...req, body: JSON.stringify(vary(requestCounter++)) }) }] } : {}),
   });
 }
@@ -278,7 +281,7 @@ async function main(): Promise<void> {
         result.ratio = result.floorP50 > 0 ? Number((result.p50 / result.floorP50).toFixed(2)) : undefined;
       }
       results.push(result);
-      log(`  p50 ${result.p50} ms, p99 ${result.p99} ms, ${result.rps} req/s${result.floorP50 !== undefined ? `, direct SQL p50 ${result.floorP50} ms (ratio ${result.ratio})` : ''}${result.non2xx ? `, ${result.non2xx} non-2xx!` : ''}`);
+      log(`  p50 ${result.p50} ms, p99 ${result.p99} ms, ${result.rps} req/s${result.floorP50 !== undefined ? `, direct SQL p50 ${result.floorP50} ms (ratio ${result.ratio})` : ''}${result.non2xx ? `, ${result.non2xx} non-2xx!` : ''}${result.errors ? `, ${result.errors} without an answer within ${TIMEOUT_SECONDS} s (autocannon timeout)` : ''}`);
     }
     const p0 = results.find((r) => r.name === 'page 0 of size 2000');
     const p999 = results.find((r) => r.name === 'page 999 of size 2000');
