@@ -5,7 +5,8 @@
  * merged custom object and the search text (1.5-2.2 KB a row): at 2,000,000 rows a
  * filtered count over the report rows reads 3.5-4.5 GB, over a copy a tenth of that.
  * Pages are still read from the report rows (an ordered index walk that stops after the
- * page), so the copies hold no output columns.
+ * page), so the copies hold no output columns; the accounts copy also holds what the
+ * report's dashboard aggregates, so a filtered dashboard reads it too.
  *
  * The copies are rebuilt with the report tables at import (src/ingest/materialize.ts);
  * their tables come from migrations 0004, 0007 and 0008.
@@ -30,9 +31,12 @@ export interface NarrowCopy {
  * place, industry and type, and the partner's name and account type).
  */
 const ACCOUNT_FACT_TEXT = ['account_type', 'city', 'state', 'country', 'industry', 'territory', 'partner_org_name', 'partner_account_type'] as const;
+/** What the report's dashboard reads besides those (query-dashboard.ts), so a filtered dashboard can aggregate the copy too. */
+export const ACCOUNT_DASHBOARD_COLUMNS = ['crm_account_id', 'is_customer', 'partner_org_public_id', 'open_pipeline_amount', 'account_acv', 'partner_org_name', 'partner_org_id'] as const;
 export const ACCOUNT_FACT_COLUMNS: readonly string[] = [
   ...GLOBAL_VERTICAL_ACCOUNTS.columns.filter((c) => ['number', 'currency', 'date', 'boolean'].includes(c.type)).map(storedName).filter((n): n is string => n !== null),
   ...ACCOUNT_FACT_TEXT,
+  'crm_account_id', 'is_customer', 'partner_org_public_id',
 ];
 
 export const NARROW_COPIES: readonly NarrowCopy[] = [

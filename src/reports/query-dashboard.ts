@@ -18,18 +18,21 @@ export interface DashboardQueries {
 export function dashboardQueries(plan: Plan): DashboardQueries {
   const f = filteredRelation(plan);
   switch (plan.report.id) {
-    case 'GLOBAL_VERTICAL_ACCOUNTS':
+    case 'GLOBAL_VERTICAL_ACCOUNTS': {
+      // Reads only columns of the accounts' narrow copy (ACCOUNT_DASHBOARD_COLUMNS).
+      const facts = filteredRelation(plan, { narrow: true });
       return {
         totals: sql`select count(distinct m.crm_account_id) as overlapping_accounts, count(*) as overlaps,
             count(distinct m.partner_org_id) as partners,
             count(distinct m.crm_account_id) filter (where m.is_customer) as customers,
-            (select coalesce(sum(a.p), 0) from (select max(m2.open_pipeline_amount) as p from ${filteredRelationAs(plan, 'm2')} group by m2.crm_account_id) a) as open_pipeline_amount,
-            (select coalesce(sum(a.v), 0) from (select max(m2.account_acv) as v from ${filteredRelationAs(plan, 'm2')} group by m2.crm_account_id) a) as account_acv
-          from ${f}`,
+            (select coalesce(sum(a.p), 0) from (select max(m2.open_pipeline_amount) as p from ${filteredRelationAs(plan, 'm2', { narrow: true })} group by m2.crm_account_id) a) as open_pipeline_amount,
+            (select coalesce(sum(a.v), 0) from (select max(m2.account_acv) as v from ${filteredRelationAs(plan, 'm2', { narrow: true })} group by m2.crm_account_id) a) as account_acv
+          from ${facts}`,
         byPartner: sql`select m.partner_org_public_id as partner_public_id, m.partner_org_name as partner_name, count(*) as overlaps,
             count(distinct m.crm_account_id) as overlapping_accounts, coalesce(sum(m.open_pipeline_amount), 0) as open_pipeline_amount
-          from ${f} group by m.partner_org_public_id, m.partner_org_name order by 3 desc, lower(m.partner_org_name) collate "C", m.partner_org_public_id`,
+          from ${facts} group by m.partner_org_public_id, m.partner_org_name order by 3 desc, lower(m.partner_org_name) collate "C", m.partner_org_public_id`,
       };
+    }
     case 'GLOBAL_VERTICAL_OPPORTUNITIES': {
       const perOpp = sql`(select m2.crm_opportunity_id, max(m2.amount) as amount, bool_or(m2.is_won) as won, bool_or(coalesce(m2.is_closed, false)) as closed from ${filteredRelationAs(plan, 'm2')} group by m2.crm_opportunity_id) o`;
       return {
@@ -90,7 +93,7 @@ export function dashboardQueries(plan: Plan): DashboardQueries {
   }
 }
 
-function filteredRelationAs(plan: Plan, alias: string): Sql {
-  const f = filteredRelation(plan);
+function filteredRelationAs(plan: Plan, alias: string, options: { narrow?: boolean } = {}): Sql {
+  const f = filteredRelation(plan, options);
   return sql`(select * from ${f}) ${sql.raw(alias)}`;
 }

@@ -332,8 +332,14 @@ export function rangeQuery(plan: Plan, column: Column): Sql {
   return sql`select min(${e}) as min, max(${e}) as max from ${from} where ${whereClause(plan)}`;
 }
 
-/** Rows of the filtered report as a derived table `m` (for dashboards). */
-export function filteredRelation(plan: Plan): Sql {
+/**
+ * Rows of the filtered report as a derived table `m` (for dashboards). With `narrow`, the
+ * caller reads only columns of the report's narrow copy, which is then used when every
+ * condition falls on it (the same rows, a tenth of the bytes).
+ */
+export function filteredRelation(plan: Plan, options: { narrow?: boolean } = {}): Sql {
+  const copy = options.narrow && plan.report.shape === 'table' ? narrowCopyFor(plan) : undefined;
+  if (copy) return sql`(select r.* from ${sql.table(copy.table)} r where ${and([...scopeConditions(plan.orgId, plan.scope, 'r'), ...plan.filters.map((f) => filterCondition(f, plan))])}) m`;
   const { from } = relation(plan);
   return sql`(select r.* from ${from} where ${whereClause(plan)}) m`;
 }

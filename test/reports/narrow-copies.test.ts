@@ -2,8 +2,9 @@
  * Filtered counts of GLOBAL_VERTICAL_ACCOUNTS read `rpt_account_facts` when every
  * condition falls on its columns (src/reports/narrow-copies.ts): the copy holds exactly
  * the report rows' values (masked partner values included, so a count can reveal nothing
- * the rows do not), its table has the columns the module names, and every count equals
- * the number of rows the same request lists.
+ * the rows do not), its table has the columns the module names, every count equals the
+ * number of rows the same request lists, and a filtered dashboard aggregated from it
+ * equals the one aggregated from the report rows.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,6 +13,9 @@ import { engines } from '../helpers/engines.js';
 import { fixtureApp, type FixtureApp } from '../helpers/fixture-app.js';
 import { ACCOUNT_FACT_COLUMNS, narrowCopyFor } from '../../src/reports/narrow-copies.js';
 import { reportById } from '../../src/reports/catalog/index.js';
+import { buildPlan } from '../../src/reports/plan.js';
+import { dashboardQueries } from '../../src/reports/query-dashboard.js';
+import { compile } from '../helpers/compile.js';
 
 const GVA = '/v1/report-analytics/report/GLOBAL_VERTICAL_ACCOUNTS/records?size=2000';
 
@@ -40,6 +44,18 @@ describe('narrow copy definition', () => {
     assert.equal(narrowCopyFor({ ...base, filters: [{ column: col('country'), filter: { operation: 'exact', values: ['US'] } }] } as never)?.table, 'rpt_account_facts');
     assert.equal(narrowCopyFor({ ...base, filters: [{ column: col('account_name'), filter: { operation: 'exact', values: ['x'] } }] } as never), undefined);
     assert.equal(narrowCopyFor({ ...base, search: ['x'], filters: [] } as never), undefined);
+  });
+
+  test('the accounts dashboard aggregates the copy when the filters allow it', () => {
+    const report = reportById('GLOBAL_VERTICAL_ACCOUNTS');
+    const plan = (filters: Record<string, string>) =>
+      buildPlan({ report, meta: { orgId: 7, customFields: [], partners: new Map(), eventTypeCodes: new Set(), partnerCustomFields: new Map() }, body: { filters, search: '', columns: undefined, context: undefined }, paging: { page: 0, size: 1, sort: [] }, nowSeconds: 0 });
+    const narrow = compile(dashboardQueries(plan({ country: 'US', annual_revenue: '1<->' })).totals).sql;
+    assert.equal(narrow.match(/"rpt_account_facts"/g)?.length, 3, narrow);
+    assert.doesNotMatch(narrow, /rpt_global_accounts/);
+    const wide = compile(dashboardQueries(plan({ account_name: 'x' })).byPartner).sql;
+    assert.match(wide, /"rpt_global_accounts"/);
+    assert.doesNotMatch(wide, /rpt_account_facts/);
   });
 });
 
@@ -71,6 +87,18 @@ for (const engine of engines) {
         }
       }
       assert.ok(nonEmpty >= 8, `only ${nonEmpty} filtered requests list rows`);
+    });
+
+    test('a filtered dashboard from the copy equals the one from the report rows', async () => {
+      // `account_name` does not contain an absent term: true for every row (NULLs kept), and
+      // not a copy column, so that request aggregates the report rows themselves.
+      for (const filters of FILTERS) {
+        for (const key of [f.keys.acme, f.keys.other]) {
+          const fromCopy = await f.ok('/v1/report-analytics/report/GLOBAL_VERTICAL_ACCOUNTS/dashboard', { filters }, key);
+          const fromRows = await f.ok('/v1/report-analytics/report/GLOBAL_VERTICAL_ACCOUNTS/dashboard', { filters: { account_name: 'zzqq-^-', ...filters } }, key);
+          assert.deepEqual(fromCopy, fromRows, JSON.stringify(filters));
+        }
+      }
     });
   });
 }
