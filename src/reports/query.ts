@@ -10,6 +10,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Column } from './catalog/types.js';
 import { isTextual } from './catalog/types.js';
 import { likeContains } from './filter-language.js';
+import { storedName } from './catalog/column.js';
 import { narrowCopyFor } from './narrow-copies.js';
 import { sqlTypeOf, type FilterPlan, type Plan, type Scope } from './plan.js';
 
@@ -266,12 +267,9 @@ export function countQuery(plan: Plan): Sql {
   if (plan.report.shape === 'summary' && unfiltered) {
     return sql`select count(distinct l.opp_rid) as n from rpt_attribution_facts l where ${and(scopeConditions(plan.orgId, plan.scope, 'l'))}`;
   }
-  // Conditions all on columns of a narrow copy: count there (alias r, so the filter
-  // expressions of the catalog apply unchanged).
-  const narrow = plan.report.shape === 'table' ? narrowCopyFor(plan) : undefined;
-  if (narrow) {
-    return sql`select count(*) as n from ${sql.table(narrow.table)} r where ${and([...scopeConditions(plan.orgId, plan.scope, 'r'), ...plan.filters.map((f) => filterCondition(f, plan))])}`;
-  }
+  // Conditions all on columns of a narrow copy: count there.
+  const narrow = narrowRelation(plan, []);
+  if (narrow) return sql`select count(*) as n from ${narrow.from} where ${and(narrow.where)}`;
   const { from } = relation(plan);
   return sql`select count(*) as n from ${from} where ${whereClause(plan)}`;
 }
@@ -313,12 +311,29 @@ export function isAllRows(plan: Plan): boolean {
 }
 
 /** Distinct non-null values of a string (or boolean) column, ascending like a text sort. */
+/**
+ * `from` and conditions over the report's narrow copy (src/reports/narrow-copies.ts) when
+ * it holds every condition of the plan and the given columns; otherwise undefined. Alias
+ * `r`, so the catalog's column expressions apply unchanged.
+ */
+function narrowRelation(plan: Plan, columns: readonly Column[]): { from: Sql; where: Sql[] } | undefined {
+  const copy = plan.report.shape === 'table' ? narrowCopyFor(plan) : undefined;
+  if (!copy) return undefined;
+  if (!columns.every((c) => { const name = storedName(c); return name !== null && copy.columns.has(name); })) return undefined;
+  return { from: sql`${sql.table(copy.table)} r`, where: [...scopeConditions(plan.orgId, plan.scope, 'r'), ...plan.filters.map((f) => filterCondition(f, plan))] };
+}
+
+/** `from ... r` and the full condition (with `extra`): the narrow copy when it can answer, else the report rows. */
+function readFrom(plan: Plan, columns: readonly Column[], extra: Sql[] = []): { from: Sql; where: Sql } {
+  const narrow = narrowRelation(plan, columns);
+  return narrow ? { from: narrow.from, where: and([...narrow.where, ...extra]) } : { from: relation(plan).from, where: whereClause(plan, extra) };
+}
+
 export function distinctValuesQuery(plan: Plan, column: Column, filterSearch: string | undefined, page: number, size: number): { rows: Sql; count: Sql } {
-  const { from } = relation(plan);
   const e = column.type === 'boolean' ? sql`(${columnExpr(column)})::text` : columnExpr(column);
   const extra: Sql[] = [sql`${e} is not null`];
   if (filterSearch) extra.push(sql`${e} ilike ${likeContains(filterSearch)}`);
-  const where = whereClause(plan, extra);
+  const { from, where } = readFrom(plan, [column], extra);
   const values = sql`select distinct ${e} as v from ${from} where ${where}`;
   return {
     rows: sql`select v from (${values}) d order by lower(v) collate "C", v collate "C" limit ${size} offset ${page * size}`,
@@ -327,9 +342,9 @@ export function distinctValuesQuery(plan: Plan, column: Column, filterSearch: st
 }
 
 export function rangeQuery(plan: Plan, column: Column): Sql {
-  const { from } = relation(plan);
+  const { from, where } = readFrom(plan, [column]);
   const e = columnExpr(column);
-  return sql`select min(${e}) as min, max(${e}) as max from ${from} where ${whereClause(plan)}`;
+  return sql`select min(${e}) as min, max(${e}) as max from ${from} where ${where}`;
 }
 
 /**
@@ -338,10 +353,8 @@ export function rangeQuery(plan: Plan, column: Column): Sql {
  * condition falls on it (the same rows, a tenth of the bytes).
  */
 export function filteredRelation(plan: Plan, options: { narrow?: boolean } = {}): Sql {
-  const copy = options.narrow && plan.report.shape === 'table' ? narrowCopyFor(plan) : undefined;
-  if (copy) return sql`(select r.* from ${sql.table(copy.table)} r where ${and([...scopeConditions(plan.orgId, plan.scope, 'r'), ...plan.filters.map((f) => filterCondition(f, plan))])}) m`;
-  const { from } = relation(plan);
-  return sql`(select r.* from ${from} where ${whereClause(plan)}) m`;
+  const { from, where } = options.narrow ? readFrom(plan, []) : { from: relation(plan).from, where: whereClause(plan) };
+  return sql`(select r.* from ${from} where ${where}) m`;
 }
 
 // ---- CSV lines ------------------------------------------------------------------------

@@ -97,16 +97,16 @@ test('attribution events and detail: a context-only count reads the narrow copy,
   assert.match(searched.sql, /^select count\(\*\) as n from "rpt_attribution_links" r where /);
 });
 
-test('filter values: distinct non-null values ordered like a text sort; ranges are min/max', () => {
+test('filter values: distinct non-null values ordered like a text sort; ranges are min/max (from the narrow copy when it holds the column)', () => {
   const p = plan('GLOBAL_VERTICAL_ACCOUNTS', {});
   const column = p.columns.find((c) => c.key === 'city')!;
   const q = distinctValuesQuery(p, column, 'san', 1, 5);
   assert.deepEqual(compile(q.rows), {
-    sql: 'select v from (select distinct r.city as v from "rpt_global_accounts" r where (r.org_id = $1 and r.city is not null and r.city ilike $2)) d order by lower(v) collate "C", v collate "C" limit $3 offset $4',
+    sql: 'select v from (select distinct r.city as v from "rpt_account_facts" r where (r.org_id = $1 and r.city is not null and r.city ilike $2)) d order by lower(v) collate "C", v collate "C" limit $3 offset $4',
     parameters: [7, '%san%', 5, 5],
   });
   const amount = p.columns.find((c) => c.key === 'open_pipeline_amount')!;
-  assert.equal(compile(rangeQuery(p, amount)).sql, 'select min(r.open_pipeline_amount) as min, max(r.open_pipeline_amount) as max from "rpt_global_accounts" r where r.org_id = $1');
+  assert.equal(compile(rangeQuery(p, amount)).sql, 'select min(r.open_pipeline_amount) as min, max(r.open_pipeline_amount) as max from "rpt_account_facts" r where r.org_id = $1');
 });
 
 test('keyset batches seek after the last row with NULLs last in both directions', () => {
