@@ -115,15 +115,25 @@ const CUSTOM_TABLE: Record<string, string> = { a: 'accounts', oa: 'accounts', e:
 const stringValue = (value: string) => `case when jsonb_typeof(${value}) = 'string' then ${value} #>> '{}' end`;
 
 /**
+ * Most per-key lookups one customStrings expression may hold. The expression has a branch
+ * per organization (a CASE that each row walks to its own) and a lookup per key: with
+ * hundreds of organizations or keys the statement and the per-row walk grow with their
+ * product, so beyond this the jsonb_each form (the same text) is used instead.
+ */
+export const MAX_CUSTOM_LOOKUPS = 2_000;
+
+/**
  * String values of `custom` (one object, or several merged with `||`, a later key
  * winning) by the keys each organization's rows hold; null when the expression is not
- * of that form (the caller then uses jsonStrings).
+ * of that form or too large (the caller then uses jsonStrings).
  */
-function customStrings(expr: string, orgId: string, keys: JsonKeys): string | null {
+export function customStrings(expr: string, orgId: string, keys: JsonKeys): string | null {
   const aliases = expr.split(' || ').map((part) => /^([a-z]+)\.custom$/.exec(part.trim())?.[1]);
   if (aliases.some((a) => !a || !CUSTOM_TABLE[a])) return null;
   const parts = aliases.map((a) => ({ alias: a!, keys: keys.custom.get(CUSTOM_TABLE[a!]!) ?? new Map<number, string[]>() }));
   const orgs = [...new Set(parts.flatMap((p) => [...p.keys.keys()]))].sort((x, y) => x - y);
+  const lookups = orgs.reduce((n, org) => n + new Set(parts.flatMap((p) => p.keys.get(org) ?? [])).size, 0);
+  if (lookups > MAX_CUSTOM_LOOKUPS) return null;
   const branches = orgs.map((org) => {
     const all = [...new Set(parts.flatMap((p) => p.keys.get(org) ?? []))].sort(jsonbKeyOrder);
     const values = all.map((k) => {

@@ -13,6 +13,7 @@ import { sql } from 'kysely';
 import { engines } from '../helpers/engines.js';
 import { importBundle } from '../../src/ingest/import-bundle.js';
 import { BUNDLE, ORG, writeSmallBundle } from '../fixtures/small-bundle.js';
+import { customStrings, MAX_CUSTOM_LOOKUPS, type JsonKeys } from '../../src/ingest/materialize.js';
 
 const dirs: string[] = [];
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -65,3 +66,17 @@ for (const engine of engines) {
     });
   });
 }
+
+describe('customStrings size guard', () => {
+  test('per-key lookups up to MAX_CUSTOM_LOOKUPS, the jsonb_each form beyond (the caller falls back when it returns null)', () => {
+    const keysFor = (orgs: number, perOrg: number): JsonKeys => ({
+      custom: new Map([['accounts', new Map(Array.from({ length: orgs }, (_, o) => [o + 1, Array.from({ length: perOrg }, (_, k) => `k${k}`)] as [number, string[]]))]]),
+    });
+    const small = customStrings('a.custom', 'a.org_id', keysFor(3, 4));
+    assert.ok(small?.startsWith('case a.org_id when 1 then concat_ws('), small ?? 'null');
+    assert.equal((small!.match(/a\.custom -> /g) ?? []).length, 3 * 4 * 2, 'two reads of each key per organization');
+    assert.notEqual(customStrings('a.custom', 'a.org_id', keysFor(MAX_CUSTOM_LOOKUPS / 10, 10)), null, 'exactly at the limit');
+    assert.equal(customStrings('a.custom', 'a.org_id', keysFor(MAX_CUSTOM_LOOKUPS / 10 + 1, 10)), null, 'past the limit');
+    assert.equal(customStrings('a.custom', 'a.org_id', keysFor(1, MAX_CUSTOM_LOOKUPS + 1)), null, 'one organization with too many keys');
+  });
+});
