@@ -16,7 +16,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 
 const module = process.env.MATERIALIZE ? pathToFileURL(resolve(process.env.MATERIALIZE)).href : '../src/ingest/materialize.js';
-const { materialize } = (await import(module)) as { materialize: (db: Kysely<any>) => Promise<void> };
+const { materialize } = (await import(module)) as { materialize: (db: Kysely<any>, engine: 'postgres') => Promise<void> };
 const pool = new pg.Pool({ connectionString: process.env.DB, max: 2 });
 pg.types.setTypeParser(20, (v: string) => Number(v));
 
@@ -48,7 +48,7 @@ await db
   .execute(async (trx) => {
     backend = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)).rows[0]!.pid;
     const start = (lastCpu = cpu());
-    await materialize(trx);
+    await materialize(trx, 'postgres');
     cpuTotal = cpu() - start;
     if (process.env.ROLLBACK) throw new Error('rollback');
   })

@@ -183,7 +183,7 @@ export async function importBundle(database: Database, dir: string, options: Imp
       });
       await dropStagingTables(trx, ENTITIES);
       options.onPhase?.('materializing');
-      await timed('materialize', () => materialize(trx));
+      await timed('materialize', () => materialize(trx, database.engine));
       const version = await sql<{ value: string }>`update service_state set value = (value::bigint + 1)::text where key = 'data_version' returning value`.execute(trx);
       dataVersion = Number(version.rows[0]?.value ?? 0);
     });

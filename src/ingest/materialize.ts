@@ -11,6 +11,7 @@
  * written as NULL (and left out of `partner_fields`), so no request can ever reach it.
  */
 import { sql, type Kysely } from 'kysely';
+import type { Engine } from '../db/database.js';
 import { ACCOUNT_FIELDS, type AccountField } from '../reports/catalog/account-fields.js';
 import { ANALYTICS_REPORTS, CHANNEL_REPORTS, isTextual, type ReportDefinition } from '../reports/catalog/index.js';
 import { ANALYZED_REPORT_TABLES, buildPrecomputed } from '../reports/precomputed.js';
@@ -325,14 +326,23 @@ const REPORT_INDEXES: ReadonlyArray<readonly [name: string, definition: string]>
 const ANALYZED_BASE_TABLES = ['orgs', 'partnerships', 'opportunities', 'account_matches', 'events', 'event_types', 'custom_fields'] as const;
 export const ANALYZED_IN_IMPORT: ReadonlySet<string> = new Set([...ANALYZED_BASE_TABLES, ...ANALYZED_REPORT_TABLES]);
 
-export async function materialize(db: Kysely<any>): Promise<void> {
-  // The window sorts of the report inserts carry whole rows (~1-2 KB each): with the
-  // default 4 MB they spill 240-270 MB to disk at 200,000 rows. `set local` ends with the
-  // import transaction.
-  await sql`set local work_mem = '128MB'`.execute(db);
-  // Index builds of the report tables sort (org_id, key, rid) entries: at 2,000,000 rows
-  // per table the default 64 MB spills them to disk.
-  await sql`set local maintenance_work_mem = '256MB'`.execute(db);
+/**
+ * Sort and hash memory of the rebuild, per engine. PostgreSQL: the window sorts of the
+ * report inserts carry whole rows (~1-2 KB each) and with the default 4 MB spilled
+ * 240-270 MB to disk at 200,000 rows; index builds sort (org_id, key, rid) entries, and at
+ * 2,000,000 rows per table the default 64 MB spills them. PGlite runs in this process, in
+ * a WebAssembly heap that never shrinks: there the smaller settings took the import's
+ * peak RSS from 1,074 to 864 MB at scale 100 in the same time (docs/benchmarks.md).
+ */
+const MEMORY: Record<Engine, { work: string; maintenance: string }> = {
+  postgres: { work: '128MB', maintenance: '256MB' },
+  pglite: { work: '32MB', maintenance: '64MB' },
+};
+
+export async function materialize(db: Kysely<any>, engine: Engine): Promise<void> {
+  // `set local` ends with the import transaction.
+  await sql.raw(`set local work_mem = '${MEMORY[engine].work}'`).execute(db);
+  await sql.raw(`set local maintenance_work_mem = '${MEMORY[engine].maintenance}'`).execute(db);
   // accounts too: the planner needs its statistics for the builds below.
   await sql.raw(`analyze accounts, ${ANALYZED_BASE_TABLES.join(', ')}`).execute(db);
   for (const t of TEMPORARY_TABLES) await sql.raw(`drop table if exists ${t}`).execute(db);
