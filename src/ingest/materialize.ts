@@ -133,10 +133,10 @@ export function customStrings(expr: string, orgId: string, keys: JsonKeys): stri
   if (aliases.some((a) => !a || !CUSTOM_TABLE[a])) return null;
   const parts = aliases.map((a) => ({ alias: a!, keys: keys.custom.get(CUSTOM_TABLE[a!]!) ?? new Map<number, string[]>() }));
   const orgs = [...new Set(parts.flatMap((p) => [...p.keys.keys()]))].sort((x, y) => x - y);
-  const lookups = orgs.reduce((n, org) => n + new Set(parts.flatMap((p) => p.keys.get(org) ?? [])).size, 0);
-  if (lookups > MAX_CUSTOM_LOOKUPS) return null;
-  const branches = orgs.map((org) => {
-    const all = [...new Set(parts.flatMap((p) => p.keys.get(org) ?? []))].sort(jsonbKeyOrder);
+  // Per organization, every key any of the objects holds, in jsonb key order.
+  const keysOf = orgs.map((org) => [org, [...new Set(parts.flatMap((p) => p.keys.get(org) ?? []))].sort(jsonbKeyOrder)] as const);
+  if (keysOf.reduce((n, [, all]) => n + all.length, 0) > MAX_CUSTOM_LOOKUPS) return null;
+  const branches = keysOf.map(([org, all]) => {
     const values = all.map((k) => {
       // The last object holding the key decides its value (`||` keeps the right one).
       const holders = parts.filter((p) => p.keys.get(org)?.includes(k)).reverse().map((p) => `${p.alias}.custom -> ${quote(k)}`);
@@ -461,8 +461,7 @@ async function buildGlobalAccounts(db: Kysely<any>, keys: JsonKeys): Promise<voi
   join tmp_partner_counts pc on pc.org_id = m.org_id and pc.crm_account_id = m.crm_account_id`,
   );
   // The narrow copy that filtered counts read (src/reports/narrow-copies.ts).
-  const columns = ['org_id', 'rid', 'partner_org_id', ...ACCOUNT_FACT_COLUMNS].join(', ');
-  await sql.raw(`insert into rpt_account_facts${NEXT} (${columns}) select ${columns} from rpt_global_accounts${NEXT} order by org_id, rid`).execute(db);
+  await insertCopy(db, 'rpt_account_facts', 'rpt_global_accounts', ACCOUNT_FACT_COLUMNS, 'org_id, rid');
 }
 
 async function buildGlobalOpportunities(db: Kysely<any>, keys: JsonKeys): Promise<void> {
@@ -522,9 +521,7 @@ async function buildAttributionEvents(db: Kysely<any>, keys: JsonKeys): Promise<
   );
   // The narrow copy that context-only counts read (migration 0007), in (org_id, event_date)
   // order so that an event window is a contiguous range of pages.
-  await sql.raw(`insert into rpt_event_facts${NEXT} (org_id, rid, partner_org_id, event_date, event_type_code)
-  select org_id, rid, partner_org_id, event_date, event_type_code
-  from rpt_attribution_events${NEXT} order by org_id, event_date`).execute(db);
+  await insertCopy(db, 'rpt_event_facts', 'rpt_attribution_events', ['event_date', 'event_type_code'], 'org_id, event_date');
 }
 
 /**
@@ -597,9 +594,13 @@ async function buildPipelineAttribution(db: Kysely<any>, keys: JsonKeys): Promis
   );
   // The narrow copy the pipeline summary aggregates per request (migration 0004), in
   // (org_id, event_date) order so that an event window is a contiguous range of pages.
-  await sql.raw(`insert into rpt_attribution_facts${NEXT} (org_id, rid, opp_rid, partner_org_id, event_date, opp_created_date, event_type_code, event_subtype_code)
-  select org_id, rid, opp_rid, partner_org_id, event_date, opp_created_date, event_type_code, event_subtype_code
-  from rpt_attribution_links${NEXT} order by org_id, event_date`).execute(db);
+  await insertCopy(db, 'rpt_attribution_facts', 'rpt_attribution_links', ['opp_rid', 'event_date', 'opp_created_date', 'event_type_code', 'event_subtype_code'], 'org_id, event_date');
+}
+
+/** Fills the rebuilt narrow copy `target` from the rebuilt report table `source`: the keys, the partner and `columns`, in `order`. */
+async function insertCopy(db: Kysely<any>, target: string, source: string, columns: readonly string[], order: string): Promise<void> {
+  const list = ['org_id', 'rid', 'partner_org_id', ...columns].join(', ');
+  await sql.raw(`insert into ${target}${NEXT} (${list}) select ${list} from ${source}${NEXT} order by ${order}`).execute(db);
 }
 
 async function buildConnectedPartners(db: Kysely<any>, keys: JsonKeys): Promise<void> {

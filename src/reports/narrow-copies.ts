@@ -13,6 +13,7 @@
  */
 import { GLOBAL_VERTICAL_ACCOUNTS } from './catalog/global-vertical-accounts.js';
 import { storedName } from './catalog/column.js';
+import type { Column } from './catalog/types.js';
 import type { Plan, Scope } from './plan.js';
 
 export interface NarrowCopy {
@@ -31,12 +32,12 @@ export interface NarrowCopy {
  * place, industry and type, and the partner's name and account type).
  */
 const ACCOUNT_FACT_TEXT = ['account_type', 'city', 'state', 'country', 'industry', 'territory', 'partner_org_name', 'partner_account_type'] as const;
-/** What the report's dashboard reads besides those (query-dashboard.ts), so a filtered dashboard can aggregate the copy too. */
-export const ACCOUNT_DASHBOARD_COLUMNS = ['crm_account_id', 'is_customer', 'partner_org_public_id', 'open_pipeline_amount', 'account_acv', 'partner_org_name', 'partner_org_id'] as const;
+/** What the report's dashboard (query-dashboard.ts) reads besides the columns above, so a filtered dashboard can aggregate the copy too. */
+const ACCOUNT_DASHBOARD_EXTRA = ['crm_account_id', 'is_customer', 'partner_org_public_id'] as const;
 export const ACCOUNT_FACT_COLUMNS: readonly string[] = [
   ...GLOBAL_VERTICAL_ACCOUNTS.columns.filter((c) => ['number', 'currency', 'date', 'boolean'].includes(c.type)).map(storedName).filter((n): n is string => n !== null),
   ...ACCOUNT_FACT_TEXT,
-  'crm_account_id', 'is_customer', 'partner_org_public_id',
+  ...ACCOUNT_DASHBOARD_EXTRA,
 ];
 
 export const NARROW_COPIES: readonly NarrowCopy[] = [
@@ -52,15 +53,18 @@ export const NARROW_COPIES: readonly NarrowCopy[] = [
 
 const BY_SOURCE: ReadonlyMap<string, NarrowCopy> = new Map(NARROW_COPIES.map((c) => [c.source, c]));
 
-/** The narrow copy that holds every condition of a count (scope and filter columns), if any. */
-export function narrowCopyFor(plan: Pick<Plan, 'report' | 'scope' | 'filters' | 'search'>): NarrowCopy | undefined {
+/**
+ * The narrow copy that holds every condition of the plan (scope and filter columns) and
+ * the further `columns` a query reads, if any. Only reports read from their own table
+ * have one (the pipeline summary's table is not a copy's source).
+ */
+export function narrowCopyFor(plan: Pick<Plan, 'report' | 'scope' | 'filters' | 'search'>, columns: readonly Column[] = []): NarrowCopy | undefined {
   const copy = BY_SOURCE.get(plan.report.table);
   if (!copy || plan.search.length) return undefined;
   if (!(Object.keys(plan.scope) as Array<keyof Scope>).every((k) => plan.scope[k] === undefined || copy.scope.has(k))) return undefined;
-  return plan.filters.every((f) => {
-    const name = storedName(f.column);
+  const holds = (c: Column) => {
+    const name = storedName(c);
     return name !== null && copy.columns.has(name);
-  })
-    ? copy
-    : undefined;
+  };
+  return plan.filters.every((f) => holds(f.column)) && columns.every(holds) ? copy : undefined;
 }

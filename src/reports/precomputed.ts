@@ -18,8 +18,6 @@ import { loadOrgMetadata } from './metadata.js';
 import { buildPlan } from './plan.js';
 import { dashboardQueries } from './query-dashboard.js';
 
-export { storedName };
-
 type Sql = RawBuilder<unknown>;
 
 /**
@@ -32,7 +30,6 @@ const DICTIONARY_MAX_DISTINCT = 1_000;
 const DICTIONARY_TABLES: ReadonlySet<string> = new Set(['rpt_global_accounts']);
 /** Report tables buildPrecomputed analyzes after their rows are written (the import need not analyze them again). */
 export const ANALYZED_REPORT_TABLES: readonly string[] = [...DICTIONARY_TABLES];
-
 
 const isRange = (c: Column) => c.type === 'number' || c.type === 'currency' || c.type === 'date';
 

@@ -19,7 +19,7 @@ export function dashboardQueries(plan: Plan): DashboardQueries {
   const f = filteredRelation(plan);
   switch (plan.report.id) {
     case 'GLOBAL_VERTICAL_ACCOUNTS': {
-      // Reads only columns of the accounts' narrow copy (ACCOUNT_DASHBOARD_COLUMNS).
+      // Reads only columns of the accounts' narrow copy (narrow-copies.ts ACCOUNT_DASHBOARD_EXTRA and the columns before it).
       const facts = filteredRelation(plan, { narrow: true });
       return {
         totals: sql`select count(distinct m.crm_account_id) as overlapping_accounts, count(*) as overlaps,

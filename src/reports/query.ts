@@ -10,7 +10,6 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Column } from './catalog/types.js';
 import { isTextual } from './catalog/types.js';
 import { likeContains } from './filter-language.js';
-import { storedName } from './catalog/column.js';
 import { narrowCopyFor } from './narrow-copies.js';
 import { sqlTypeOf, type FilterPlan, type Plan, type Scope } from './plan.js';
 
@@ -267,11 +266,8 @@ export function countQuery(plan: Plan): Sql {
   if (plan.report.shape === 'summary' && unfiltered) {
     return sql`select count(distinct l.opp_rid) as n from rpt_attribution_facts l where ${and(scopeConditions(plan.orgId, plan.scope, 'l'))}`;
   }
-  // Conditions all on columns of a narrow copy: count there.
-  const narrow = narrowRelation(plan, []);
-  if (narrow) return sql`select count(*) as n from ${narrow.from} where ${and(narrow.where)}`;
-  const { from } = relation(plan);
-  return sql`select count(*) as n from ${from} where ${whereClause(plan)}`;
+  const { from, where } = readFrom(plan);
+  return sql`select count(*) as n from ${from} where ${where}`;
 }
 
 /** One keyset batch for streaming: output columns plus the sort-key values (`k0`...). */
@@ -310,25 +306,19 @@ export function isAllRows(plan: Plan): boolean {
   return plan.report.shape === 'table' && plan.filters.length === 0 && plan.search.length === 0 && isOrgOnly(plan);
 }
 
-/** Distinct non-null values of a string (or boolean) column, ascending like a text sort. */
 /**
- * `from` and conditions over the report's narrow copy (src/reports/narrow-copies.ts) when
- * it holds every condition of the plan and the given columns; otherwise undefined. Alias
- * `r`, so the catalog's column expressions apply unchanged.
+ * `from ... r` and the full condition (with `extra`) of a query that reads `columns`: the
+ * report's narrow copy (src/reports/narrow-copies.ts) when it holds every condition and
+ * those columns, else the report rows. Alias `r` either way, so the catalog's column
+ * expressions apply unchanged.
  */
-function narrowRelation(plan: Plan, columns: readonly Column[]): { from: Sql; where: Sql[] } | undefined {
-  const copy = plan.report.shape === 'table' ? narrowCopyFor(plan) : undefined;
-  if (!copy) return undefined;
-  if (!columns.every((c) => { const name = storedName(c); return name !== null && copy.columns.has(name); })) return undefined;
-  return { from: sql`${sql.table(copy.table)} r`, where: [...scopeConditions(plan.orgId, plan.scope, 'r'), ...plan.filters.map((f) => filterCondition(f, plan))] };
+function readFrom(plan: Plan, columns: readonly Column[] = [], extra: Sql[] = []): { from: Sql; where: Sql } {
+  const copy = narrowCopyFor(plan, columns);
+  if (!copy) return { from: relation(plan).from, where: whereClause(plan, extra) };
+  return { from: sql`${sql.table(copy.table)} r`, where: and([...scopeConditions(plan.orgId, plan.scope, 'r'), ...plan.filters.map((f) => filterCondition(f, plan)), ...extra]) };
 }
 
-/** `from ... r` and the full condition (with `extra`): the narrow copy when it can answer, else the report rows. */
-function readFrom(plan: Plan, columns: readonly Column[], extra: Sql[] = []): { from: Sql; where: Sql } {
-  const narrow = narrowRelation(plan, columns);
-  return narrow ? { from: narrow.from, where: and([...narrow.where, ...extra]) } : { from: relation(plan).from, where: whereClause(plan, extra) };
-}
-
+/** Distinct non-null values of a string (or boolean) column, ascending like a text sort. */
 export function distinctValuesQuery(plan: Plan, column: Column, filterSearch: string | undefined, page: number, size: number): { rows: Sql; count: Sql } {
   const e = column.type === 'boolean' ? sql`(${columnExpr(column)})::text` : columnExpr(column);
   const extra: Sql[] = [sql`${e} is not null`];
@@ -353,7 +343,7 @@ export function rangeQuery(plan: Plan, column: Column): Sql {
  * condition falls on it (the same rows, a tenth of the bytes).
  */
 export function filteredRelation(plan: Plan, options: { narrow?: boolean } = {}): Sql {
-  const { from, where } = options.narrow ? readFrom(plan, []) : { from: relation(plan).from, where: whereClause(plan) };
+  const { from, where } = options.narrow ? readFrom(plan) : { from: relation(plan).from, where: whereClause(plan) };
   return sql`(select r.* from ${from} where ${where}) m`;
 }
 

@@ -15,7 +15,8 @@ import { cached, cacheKey, keepsJson, memoryFigureCache, singleFlight, type Figu
 import { buildPlan, customColumns, type ChannelOptions, type Plan } from './plan.js';
 import { batchQuery, boundariesQuery, dictionaryValuesQuery, distinctValuesQuery, isAllRows, isWholeTable, rangeQuery, sortKeys, type QueryPlan } from './query.js';
 import { accelerate, countStatement, pageStatement } from './direct-sql.js';
-import { loadPrecomputed, NOTHING_PRECOMPUTED, storedDashboardQuery, storedName, type Precomputed } from './precomputed.js';
+import { loadPrecomputed, NOTHING_PRECOMPUTED, storedDashboardQuery, type Precomputed } from './precomputed.js';
+import { storedName } from './catalog/column.js';
 import { dashboardQueries } from './query-dashboard.js';
 import { parsePaging, parseReportBody, throwIfErrors, type Paging } from './request.js';
 import { downloadStream } from './download.js';

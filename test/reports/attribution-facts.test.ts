@@ -23,6 +23,19 @@ const CONTEXTS: Array<Record<string, unknown>> = [
   { partnerPublicIds: ALL, eventTypeCodes: ['ACTION_LIST', 'WORKFLOW', 'CRM_UPDATE'], oppCreatedDateStart: String(T0), oppCreatedDateEnd: String(NOW) },
   { partnerPublicIds: ALL, eventTypeCodes: ['ACTION_LIST'], eventDateStart: String(NOW), eventDateEnd: String(NOW + DAY) },
 ];
+/** What a context selects, for the reference queries: partner organization ids and the event / opportunity windows (null: open). */
+async function contextBounds(f: FixtureApp, context: Record<string, unknown>) {
+  const partners = (await f.database.db.selectFrom('orgs').select('id').where('public_id', 'in', context.partnerPublicIds as string[]).execute()).map((r) => r.id);
+  const day = (n: unknown) => NOW - Number(n) * DAY;
+  return {
+    partners,
+    eventMin: context.dateRangeDays !== undefined ? day(context.dateRangeDays) : context.eventDateStart !== undefined ? Number(context.eventDateStart) : null,
+    eventMax: context.eventDateEnd !== undefined ? Number(context.eventDateEnd) : null,
+    oppMin: context.oppCreatedDateDays !== undefined ? day(context.oppCreatedDateDays) : context.oppCreatedDateStart !== undefined ? Number(context.oppCreatedDateStart) : null,
+    oppMax: context.oppCreatedDateEnd !== undefined ? Number(context.oppCreatedDateEnd) : null,
+  };
+}
+
 const COUNTERS = ['action_lists_created_count', 'action_list_downloads_count', 'workflows_initiated_count', 'workflow_intros_completed_count', 'total_attribution_events', 'total_partners'];
 
 for (const engine of engines) {
@@ -47,12 +60,7 @@ for (const engine of engines) {
       for (const context of CONTEXTS) {
         const page = await f.ok(URL, { context });
         // The reference: the scope of the context over the wide links, joined (as before 0004).
-        const partners = (await f.database.db.selectFrom('orgs').select('id').where('public_id', 'in', context.partnerPublicIds as string[]).execute()).map((r) => r.id);
-        const day = (n: unknown) => NOW - Number(n) * DAY;
-        const eventMin = context.dateRangeDays !== undefined ? day(context.dateRangeDays) : context.eventDateStart !== undefined ? Number(context.eventDateStart) : null;
-        const eventMax = context.eventDateEnd !== undefined ? Number(context.eventDateEnd) : null;
-        const oppMin = context.oppCreatedDateDays !== undefined ? day(context.oppCreatedDateDays) : context.oppCreatedDateStart !== undefined ? Number(context.oppCreatedDateStart) : null;
-        const oppMax = context.oppCreatedDateEnd !== undefined ? Number(context.oppCreatedDateEnd) : null;
+        const { partners, eventMin, eventMax, oppMin, oppMax } = await contextBounds(f, context);
         const reference = await sql<Record<string, unknown>>`
           select o.opp_crm_opportunity_id,
             count(*) filter (where l.event_type_code = 'ACTION_LIST' and l.event_subtype_code = 'CREATED') as action_lists_created_count,
@@ -107,19 +115,16 @@ for (const engine of engines) {
         let nonEmpty = 0;
         for (const context of CONTEXTS) {
           const page = await f.ok(`/v1/report-analytics/report/${report}/records?size=2000`, { context });
-          const partners = (await f.database.db.selectFrom('orgs').select('id').where('public_id', 'in', context.partnerPublicIds as string[]).execute()).map((r) => r.id);
-          const day = (n: unknown) => NOW - Number(n) * DAY;
-          const eventMin = context.dateRangeDays !== undefined ? day(context.dateRangeDays) : context.eventDateStart !== undefined ? Number(context.eventDateStart) : null;
-          const eventMax = context.eventDateEnd !== undefined ? Number(context.eventDateEnd) : null;
+          const { partners, eventMin, eventMax, oppMin, oppMax } = await contextBounds(f, context);
           // The events report has no opportunity window; the detail has.
-          const withOpp = report === 'PIPELINE_ATTRIBUTION_DETAIL';
-          const oppMin = !withOpp ? null : context.oppCreatedDateDays !== undefined ? day(context.oppCreatedDateDays) : context.oppCreatedDateStart !== undefined ? Number(context.oppCreatedDateStart) : null;
-          const oppMax = !withOpp ? null : context.oppCreatedDateEnd !== undefined ? Number(context.oppCreatedDateEnd) : null;
+          const oppWindow = report === 'PIPELINE_ATTRIBUTION_DETAIL'
+            ? sql`and (${oppMin}::bigint is null or r.opp_created_date >= ${oppMin}) and (${oppMax}::bigint is null or r.opp_created_date <= ${oppMax})`
+            : sql``;
           const reference = await sql<{ n: number }>`
             select count(*) as n from ${sql.table(table)} r
             where r.org_id = ${org.id} and r.partner_org_id = any(${partners}::int[]) and r.event_type_code = any(${context.eventTypeCodes}::text[])
               and (${eventMin}::bigint is null or r.event_date >= ${eventMin}) and (${eventMax}::bigint is null or r.event_date <= ${eventMax})
-              and (${oppMin}::bigint is null or r.${sql.raw(withOpp ? 'opp_created_date' : 'event_date')} >= ${oppMin}) and (${oppMax}::bigint is null or r.${sql.raw(withOpp ? 'opp_created_date' : 'event_date')} <= ${oppMax})`.execute(f.database.db);
+              ${oppWindow}`.execute(f.database.db);
           const expected = Number(reference.rows[0]!.n);
           assert.equal(page.totalElements, expected, JSON.stringify(context));
           assert.equal(page.content.length, expected, JSON.stringify(context));
