@@ -249,7 +249,9 @@ async function csvThroughput(url: string, key: string): Promise<{ rows: number; 
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
-    for (let i = 0; i < value.length; i++) if (value[i] === 10) rows++;
+    // Buffer.indexOf (memchr) rather than a byte loop: the client shares the 2 cores with the server.
+    const chunk = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+    for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) rows++;
   }
   const seconds = (performance.now() - started) / 1000;
   return { rows, seconds, rowsPerSecond: Math.round(rows / seconds) };

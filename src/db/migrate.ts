@@ -12,6 +12,7 @@ import * as credentialsVersion from './migrations/0005-credentials-version.js';
 import * as topParentsAtImport from './migrations/0006-top-parents-at-import.js';
 import * as eventFacts from './migrations/0007-event-facts.js';
 import * as accountFacts from './migrations/0008-account-facts.js';
+import * as csvLines from './migrations/0009-csv-lines.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-domain': domain,
@@ -22,6 +23,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0006-top-parents-at-import': topParentsAtImport,
   '0007-event-facts': eventFacts,
   '0008-account-facts': accountFacts,
+  '0009-csv-lines': csvLines,
 };
 
 class StaticProvider implements MigrationProvider {

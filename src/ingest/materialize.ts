@@ -16,6 +16,8 @@ import { ACCOUNT_FIELDS, type AccountField } from '../reports/catalog/account-fi
 import { ANALYTICS_REPORTS, CHANNEL_REPORTS, isTextual, type ReportDefinition } from '../reports/catalog/index.js';
 import { ANALYZED_REPORT_TABLES, buildPrecomputed } from '../reports/precomputed.js';
 import { ACCOUNT_FACT_COLUMNS } from '../reports/narrow-copies.js';
+import { defaultLinePlan, insertLines, LINE_COPIES, lineFingerprint } from '../reports/csv-lines.js';
+import { loadOrgMetadata } from '../reports/metadata.js';
 
 type Pairs = ReadonlyArray<readonly [column: string, expression: string]>;
 
@@ -209,7 +211,7 @@ function searchText(table: string, pairs: Pairs, keys?: JsonKeys): string {
  */
 const NEXT = '__next';
 
-const REPORT_TABLES = ['rpt_global_accounts', 'rpt_account_facts', 'rpt_global_opportunities', 'rpt_attribution_events', 'rpt_event_facts', 'rpt_new_opportunities', 'rpt_attribution_links', 'rpt_attribution_facts', 'rpt_connected_partners', 'rpt_matched_accounts'] as const;
+const REPORT_TABLES = ['rpt_global_accounts', 'rpt_account_facts', 'rpt_account_lines', 'rpt_global_opportunities', 'rpt_attribution_events', 'rpt_event_facts', 'rpt_new_opportunities', 'rpt_attribution_links', 'rpt_attribution_facts', 'rpt_connected_partners', 'rpt_matched_accounts'] as const;
 
 async function insert(db: Kysely<any>, keys: JsonKeys, table: string, pairs: Pairs, from: string): Promise<void> {
   const all: Pairs = [...pairs, ['search_text', searchText(table, pairs, keys)]];
@@ -354,6 +356,7 @@ export async function materialize(db: Kysely<any>, engine: Engine): Promise<void
     await sql.raw(`create table ${table}${NEXT} (like ${table} including defaults)`).execute(db);
   }
   await buildGlobalAccounts(db, keys);
+  await buildCsvLines(db);
   await buildGlobalOpportunities(db, keys);
   await buildAttributionEvents(db, keys);
   await buildPipelineAttribution(db, keys);
@@ -595,6 +598,25 @@ async function buildPipelineAttribution(db: Kysely<any>, keys: JsonKeys): Promis
   // The narrow copy the pipeline summary aggregates per request (migration 0004), in
   // (org_id, event_date) order so that an event window is a contiguous range of pages.
   await insertCopy(db, 'rpt_attribution_facts', 'rpt_attribution_links', ['opp_rid', 'event_date', 'opp_created_date', 'event_type_code', 'event_subtype_code'], 'org_id, event_date');
+}
+
+/**
+ * The ready CSV lines of the reports that keep them (src/reports/csv-lines.ts), one
+ * statement per organization (each has its own custom columns), and the fingerprint of
+ * the SQL that wrote them. Built from the rebuilt report rows; the plan's columns depend
+ * only on the organization's custom fields, which are already imported (the metadata's
+ * partner list still comes from the live tables, and the line plan does not use it).
+ */
+async function buildCsvLines(db: Kysely<any>): Promise<void> {
+  await sql`delete from rpt_csv_formats`.execute(db);
+  const orgs = (await sql<{ id: number }>`select id from orgs order by id`.execute(db)).rows;
+  for (const copy of LINE_COPIES) {
+    for (const { id } of orgs) {
+      const plan = defaultLinePlan(copy, await loadOrgMetadata(db, id));
+      await insertLines(plan, `${copy.table}${NEXT}`, `${copy.source}${NEXT}`).execute(db);
+      await sql`insert into rpt_csv_formats (org_id, tbl, format) values (${id}, ${copy.source}, ${lineFingerprint(db, plan)})`.execute(db);
+    }
+  }
 }
 
 /** Fills the rebuilt narrow copy `target` from the rebuilt report table `source`: the keys, the partner and `columns`, in `order`. */

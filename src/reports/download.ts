@@ -11,11 +11,16 @@
  *   only when the client has taken the earlier ones (backpressure).
  * - PGlite (and plans of fewer than two columns): keyset batches of ready CSV lines
  *   (query.ts `csvBatchQuery`).
+ *
+ * Either way, a download in the report's default columns reads the lines stored at import
+ * when the service says they match its plan (`linesTable`, csv-lines.ts) instead of
+ * formatting every cell; on PostgreSQL they travel in COPY's text format, whose escapes
+ * `CopyOut` undoes.
  */
 import type { Readable } from 'node:stream';
 import { CompiledQuery, type Kysely } from 'kysely';
 import { boundariesQuery, csvBatchQuery, sortKeys, type QueryPlan } from './query.js';
-import { copyBatchQuery, copyStatement, copySupported, lastRidQuery, type Boundary } from './query-csv.js';
+import { copyBatchQuery, copyLinesBatchQuery, copyStatement, copySupported, lastRidQuery, type Boundary } from './query-csv.js';
 import { csvStream } from './render/csv.js';
 import type { Database } from '../db/database.js';
 
@@ -29,20 +34,21 @@ const COPY_AHEAD = 2;
  * The CSV stream of a plan: the header row, then the rows in the plan's order, from the
  * database the service runs on (COPY on PostgreSQL, ready-line batches on PGlite).
  */
-export function downloadStream(database: Pick<Database, 'db' | 'engine'>, p: QueryPlan, options: { batchRows?: number } = {}): Readable {
+export function downloadStream(database: Pick<Database, 'db' | 'engine'>, p: QueryPlan, options: { batchRows?: number; linesTable?: string | undefined } = {}): Readable {
   const db = database.db as Kysely<any>;
+  const { linesTable } = options;
   async function* body(): AsyncGenerator<Buffer> {
-    if (database.engine === 'postgres' && copySupported(p)) yield* copyBatches(db, p, options.batchRows ?? COPY_BATCH);
-    else yield* lineBatches(db, p, options.batchRows ?? CSV_BATCH);
+    if (database.engine === 'postgres' && copySupported(p)) yield* copyBatches(db, p, options.batchRows ?? COPY_BATCH, linesTable);
+    else yield* lineBatches(db, p, options.batchRows ?? CSV_BATCH, linesTable);
   }
   return csvStream(p, body());
 }
 
-async function* lineBatches(db: Kysely<any>, p: QueryPlan, batchRows: number): AsyncGenerator<Buffer> {
+async function* lineBatches(db: Kysely<any>, p: QueryPlan, batchRows: number, linesTable: string | undefined): AsyncGenerator<Buffer> {
   const keyCount = sortKeys(p).length;
   let after: unknown[] | null = null;
   for (;;) {
-    const rows = (await csvBatchQuery(p, after, batchRows).execute(db)).rows as Array<Record<string, unknown>>;
+    const rows = (await csvBatchQuery(p, after, batchRows, linesTable).execute(db)).rows as Array<Record<string, unknown>>;
     if (rows.length === 0) return;
     yield Buffer.from(`${rows.map((r) => r.line as string).join('\r\n')}\r\n`);
     if (rows.length < batchRows) return;
@@ -51,11 +57,13 @@ async function* lineBatches(db: Kysely<any>, p: QueryPlan, batchRows: number): A
   }
 }
 
-async function* copyBatches(db: Kysely<any>, p: QueryPlan, batchRows: number): AsyncGenerator<Buffer> {
+async function* copyBatches(db: Kysely<any>, p: QueryPlan, batchRows: number, linesTable: string | undefined): AsyncGenerator<Buffer> {
   const ends = await boundaries(db, p, batchRows);
   const started: Array<Promise<Buffer[]>> = [];
+  const statement = (lower: Boundary | null, upper: Boundary) =>
+    linesTable ? copyStatement(db, copyLinesBatchQuery(p, linesTable, lower, upper, batchRows), 'text') : copyStatement(db, copyBatchQuery(p, lower, upper, batchRows));
   const start = (i: number) => {
-    const batch = copyRows(db, copyStatement(db, copyBatchQuery(p, ends[i - 1] ?? null, ends[i]!, batchRows)));
+    const batch = copyRows(db, statement(ends[i - 1] ?? null, ends[i]!), linesTable ? 'text' : 'csv');
     // A batch still running when the client goes away finishes unread; its failure is nobody's.
     batch.catch(() => undefined);
     started.push(batch);
@@ -69,6 +77,30 @@ async function* copyBatches(db: Kysely<any>, p: QueryPlan, batchRows: number): A
 }
 
 const DONE: Promise<Buffer[]> = Promise.resolve([]);
+
+const BACKSLASH = 92;
+/** The bytes COPY's text format writes after a backslash for a control character (PostgreSQL copyto.c, CopyAttributeOutText). */
+const TEXT_ESCAPES: Readonly<Record<number, number>> = { 98: 8, 102: 12, 110: 10, 114: 13, 116: 9, 118: 11 };
+
+/**
+ * Copies `row[0, end)` into `out` at `at` with COPY's text escapes undone (`\\` is a
+ * backslash, `\n` LF, `\r` CR, `\t` tab, `\b` `\f` `\v`; a backslash before any other
+ * byte stands for that byte) and returns the new end. Output is never longer than input.
+ * Written by hand: it is the inverse of one PostgreSQL output routine, which no library has.
+ */
+export function unescapeText(row: Buffer, end: number, out: Buffer, at: number): number {
+  let i = 0;
+  while (i < end) {
+    const next = row.indexOf(BACKSLASH, i);
+    const stop = next < 0 || next >= end ? end : next;
+    at += row.copy(out, at, i, stop);
+    if (stop === end) break;
+    const c = row[stop + 1]!;
+    out[at++] = TEXT_ESCAPES[c] ?? c;
+    i = stop + 2;
+  }
+  return at;
+}
 
 /** Range ends of the batches, in order (empty: no rows). */
 async function boundaries(db: Kysely<any>, p: QueryPlan, every: number): Promise<Boundary[]> {
@@ -93,9 +125,9 @@ async function boundaries(db: Kysely<any>, p: QueryPlan, every: number): Promise
  * "submittable" in place of SQL text, and Kysely hands its `sql` to `client.query()`
  * unchanged (as in ingest/copy-into.ts), so the connection stays Kysely's pooled one.
  */
-function copyRows(db: Kysely<any>, statement: string): Promise<Buffer[]> {
+function copyRows(db: Kysely<any>, statement: string, format: 'csv' | 'text'): Promise<Buffer[]> {
   return db.connection().execute(async (conn) => {
-    const copy = new CopyOut(statement);
+    const copy = new CopyOut(statement, format);
     await conn.executeQuery({ ...CompiledQuery.raw(''), sql: copy as unknown as string });
     return copy.done;
   });
@@ -108,6 +140,7 @@ const BLOCK = 1 << 20;
  * `COPY ... TO STDOUT` as a pg submittable: the backend sends each row as one CopyData
  * message ending with LF (protocol, "COPY Operations"), which pg's parser hands over as a
  * view of its read buffer; the row is copied at once into 1 MB blocks with CRLF instead.
+ * In text format (one column of stored lines) the row's escapes are undone on the way.
  * Resolves with the blocks at ReadyForQuery, rejects with the server's error.
  */
 class CopyOut {
@@ -119,7 +152,10 @@ class CopyOut {
   private used = 0;
   private failed = false;
 
-  constructor(private readonly text: string) {
+  constructor(
+    private readonly text: string,
+    private readonly format: 'csv' | 'text',
+  ) {
     this.done = new Promise<Buffer[]>((resolve, reject) => {
       this.resolve = resolve;
       this.reject = reject;
@@ -142,7 +178,8 @@ class CopyOut {
       this.block = Buffer.allocUnsafe(Math.max(BLOCK, n + 1));
       this.used = 0;
     }
-    this.used += row.copy(this.block, this.used, 0, n - 1);
+    if (this.format === 'text' && row.indexOf(BACKSLASH) >= 0) this.used = unescapeText(row, n - 1, this.block, this.used);
+    else this.used += row.copy(this.block, this.used, 0, n - 1);
     this.block[this.used++] = 13;
     this.block[this.used++] = 10;
   }

@@ -137,13 +137,15 @@ export interface ColumnSummary {
 /** What is precomputed for one organization: per report table, its row count and columns. */
 export interface Precomputed {
   tables: Map<string, { rows: number; columns: Map<string, ColumnSummary> }>;
+  /** Fingerprints of the stored CSV lines' SQL, by report table (csv-lines.ts). */
+  csvFormats: Map<string, string>;
 }
 
-export const NOTHING_PRECOMPUTED: Precomputed = { tables: new Map() };
+export const NOTHING_PRECOMPUTED: Precomputed = { tables: new Map(), csvFormats: new Map() };
 
 export async function loadPrecomputed(db: Kysely<any>, orgId: number): Promise<Precomputed> {
-  const exists = (await sql<{ t: string | null }>`select to_regclass('rpt_summaries')::text as t`.execute(db)).rows[0]?.t;
-  if (!exists) return NOTHING_PRECOMPUTED;
+  const found = (await sql<{ t: string | null; f: string | null }>`select to_regclass('rpt_summaries')::text as t, to_regclass('rpt_csv_formats')::text as f`.execute(db)).rows[0];
+  if (!found?.t) return NOTHING_PRECOMPUTED;
   const rows = (await sql<{ tbl: string; col: string; row_count: number; has_values: boolean; distinct_values: number | null; min_value: number | null; max_value: number | null }>`
     select tbl, col, row_count, has_values, distinct_values, min_value, max_value from rpt_summaries where org_id = ${orgId}`.execute(db)).rows;
   const tables: Precomputed['tables'] = new Map();
@@ -152,7 +154,8 @@ export async function loadPrecomputed(db: Kysely<any>, orgId: number): Promise<P
     if (!t) tables.set(r.tbl, (t = { rows: Number(r.row_count), columns: new Map() }));
     if (r.col !== '') t.columns.set(r.col, { hasValues: r.has_values, distinctValues: r.distinct_values === null ? null : Number(r.distinct_values), min: r.min_value, max: r.max_value });
   }
-  return { tables };
+  const formats = found.f ? (await sql<{ tbl: string; format: string }>`select tbl, format from rpt_csv_formats where org_id = ${orgId}`.execute(db)).rows : [];
+  return { tables, csvFormats: new Map(formats.map((f) => [f.tbl, f.format])) };
 }
 
 /** The stored unfiltered dashboard rows, or undefined. */

@@ -3,7 +3,7 @@
  * WITH (FORMAT csv)` in bounded keyset ranges. PostgreSQL then quotes and joins the cells
  * in C, and Node passes the bytes through (only the row ends change, LF -> CRLF,
  * download.ts), so a row costs no per-cell work in Node and far less in SQL than a line
- * built with `||` and regular expressions (query.ts `csvLineExpr`, the path PGlite keeps).
+ * built with `||` and regular expressions (query.ts `csvLine`, the path PGlite keeps).
  *
  * PostgreSQL's CSV output against the contract's rules (render/csv.ts `csvField(csvCell(v))`):
  * - a field is quoted when it contains the delimiter, the quote, CR or LF, and a quote is
@@ -19,7 +19,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import pg from 'pg';
 import type { Column } from './catalog/types.js';
 import type { Plan } from './plan.js';
-import { afterCondition, columnExpr, isNumericColumn, isWholeTable, orderBy, relation, sortKeys, startsLikeFormula, whereClause } from './query.js';
+import { afterCondition, columnExpr, isNumericColumn, isWholeTable, lineSource, orderBy, relation, sortKeys, startsLikeFormula, whereClause } from './query.js';
 
 type Sql = RawBuilder<unknown>;
 
@@ -79,6 +79,20 @@ export function copyBatchQuery(plan: Plan, lower: Boundary | null, upper: Bounda
 }
 
 /**
+ * The same range of rows as `copyBatchQuery`, as their stored lines (csv-lines.ts): one
+ * text column, which COPY must write in its text format (download.ts undoes its escapes;
+ * CSV format would quote the whole line).
+ */
+export function copyLinesBatchQuery(plan: Plan, linesTable: string, lower: Boundary | null, upper: Boundary, limit: number): Sql {
+  const keys = sortKeys(plan);
+  const extra: Sql[] = [];
+  if (lower) extra.push(afterCondition(keys, lower));
+  extra.push(sql`not ${afterCondition(keys, upper)}`);
+  const { line, from, where } = lineSource(plan, linesTable, extra);
+  return sql`select ${line} from ${from} where ${where} order by ${orderBy(keys)} limit ${limit}`;
+}
+
+/**
  * Every row of the organization in the default order: `rid` numbers them 1..n, so ranges
  * of `rid` are the batches and only the largest `rid` is read (null: no rows).
  */
@@ -87,13 +101,16 @@ export function lastRidQuery(plan: Plan): Sql | null {
   return sql`select max(r.rid)::text as k0 from ${relation(plan).from} where ${whereClause(plan)}`;
 }
 
-/** `copy (<query>) to stdout ...` with every parameter written as a literal (COPY takes no parameters). */
-export function copyStatement(db: Kysely<any>, query: Sql): string {
+/**
+ * `copy (<query>) to stdout ...` with every parameter written as a literal (COPY takes no
+ * parameters), in CSV format (cells) or in text format (one column of stored lines).
+ */
+export function copyStatement(db: Kysely<any>, query: Sql, format: 'csv' | 'text' = 'csv'): string {
   // No parallel workers: a download already runs two batches at once, and a Gather Merge
   // (which the planner picks for these wide projections) only adds tuple copying on a
   // machine whose cores are busy. SET LOCAL lasts for this implicit transaction only (the
   // two statements travel as one simple query), so the pooled session is left as it was.
-  return `set local max_parallel_workers_per_gather = 0; copy (${inlineParameters(query.compile(db))}) to stdout with (format csv, encoding 'UTF8')`;
+  return `set local max_parallel_workers_per_gather = 0; copy (${inlineParameters(query.compile(db))}) to stdout with (format ${format}, encoding 'UTF8')`;
 }
 
 /**

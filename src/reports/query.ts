@@ -397,7 +397,7 @@ export const startsLikeFormula = (e: Sql): Sql => sql`ascii(${e}) in (61, 43, 45
  * the formula guard, by the first character's code: = + - @ tab CR); the other rows get
  * the fully quoted cells of `csvCellExpr`. Both give the same text for a clean row.
  */
-function csvLineExpr(plan: Plan): Sql {
+export function csvLine(plan: Plan): Sql {
   const columns = plan.output.map((o) => o.column);
   if (columns.length === 0) return sql`''`;
   const full = sql.join(columns.map(csvCellExpr), sql` || ',' || `);
@@ -415,13 +415,27 @@ function csvLineExpr(plan: Plan): Sql {
   return sql`case when ${texts} ~ '[",\\r\\n]' then ${full} else ${cheap} end`;
 }
 
-/** One keyset batch of ready CSV lines (`line`) with the sort-key values (`k0`...). */
-export function csvBatchQuery(plan: Plan, after: readonly unknown[] | null, limit: number): Sql {
-  const { from } = relation(plan);
+/**
+ * Where a batch of the plan's rows reads its CSV lines, and under which condition
+ * (`extra` added): the stored lines of `linesTable` (csv-lines.ts) when given, else lines
+ * formatted from the report rows. Every row of the organization in the default order
+ * reads the stored lines alone (aliased `r`, whose `org_id` and `rid` are the report
+ * row's); other plans join them to the report rows their conditions and order read.
+ */
+export function lineSource(plan: Plan, linesTable: string | undefined, extra: Sql[]): { line: Sql; from: Sql; where: Sql } {
+  if (!linesTable) return { line: csvLine(plan), from: relation(plan).from, where: whereClause(plan, extra) };
+  const lines = sql.table(linesTable);
+  if (isWholeTable(plan)) return { line: sql`r.line`, from: sql`${lines} r`, where: whereClause(plan, extra) };
+  // The report rows, not a narrow copy: their indexes serve the order's keyset ranges.
+  return { line: sql`l.line`, from: sql`${relation(plan).from} join ${lines} l on l.org_id = r.org_id and l.rid = r.rid`, where: whereClause(plan, extra) };
+}
+
+/** One keyset batch of ready CSV lines (`line`) with the sort-key values (`k0`...), formatted or stored (`linesTable`). */
+export function csvBatchQuery(plan: Plan, after: readonly unknown[] | null, limit: number, linesTable?: string): Sql {
   const keys = sortKeys(plan);
   const keyList = sql.join(keys.map((k, i) => sql`${k.expr} as ${sql.raw(`k${i}`)}`));
-  const extra = after ? [afterCondition(keys, after)] : [];
-  return sql`select ${csvLineExpr(plan)} as line, ${keyList} from ${from} where ${whereClause(plan, extra)} order by ${orderBy(keys)} limit ${limit}`;
+  const { line, from, where } = lineSource(plan, linesTable, after ? [afterCondition(keys, after)] : []);
+  return sql`select ${line} as line, ${keyList} from ${from} where ${where} order by ${orderBy(keys)} limit ${limit}`;
 }
 
 /**

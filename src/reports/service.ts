@@ -20,6 +20,7 @@ import { storedName } from './catalog/column.js';
 import { dashboardQueries } from './query-dashboard.js';
 import { parsePaging, parseReportBody, throwIfErrors, type Paging } from './request.js';
 import { downloadStream } from './download.js';
+import { lineCopyFor } from './csv-lines.js';
 import { serviceStateReader, type ServiceStateReader } from './data-version.js';
 import { renderDashboard, type Dashboard } from './render/dashboard.js';
 import { columnMetadata, type ColumnMetadata } from './render/columns.js';
@@ -274,7 +275,8 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
     async download(call) {
       const p = await plan(call, { ...paging(call.query), page: 0 });
       const date = new Date(deps.clock()).toISOString().slice(0, 10);
-      return { filename: `${p.report.id}-${date}.csv`, stream: downloadStream(deps.database, p) };
+      const lines = lineCopyFor(db, p, p.pre.csvFormats);
+      return { filename: `${p.report.id}-${date}.csv`, stream: downloadStream(deps.database, p, { linesTable: lines?.table }) };
     },
 
     async dashboard(call) {

@@ -14,7 +14,10 @@ import { engines } from '../helpers/engines.js';
 import { fixtureApp, NOW, type FixtureApp } from '../helpers/fixture-app.js';
 import { ORG } from '../fixtures/small-bundle.js';
 import { csvCell, csvField } from '../../src/reports/render/csv.js';
-import { downloadStream } from '../../src/reports/download.js';
+import { downloadStream, unescapeText } from '../../src/reports/download.js';
+import { defaultLinePlan, insertLines, LINE_COPIES, lineCopyFor, lineFingerprint } from '../../src/reports/csv-lines.js';
+import { buildPrecomputed } from '../../src/reports/precomputed.js';
+import { csvBatchQuery } from '../../src/reports/query.js';
 import { reportById } from '../../src/reports/catalog/index.js';
 import { loadOrgMetadata } from '../../src/reports/metadata.js';
 import { buildPlan } from '../../src/reports/plan.js';
@@ -24,7 +27,7 @@ const GVA = '/v1/report-analytics/report/GLOBAL_VERTICAL_ACCOUNTS';
 
 const TEXTS: Array<string | null> = [
   'plain', '', null, 'a"b', '"', '""', 'a,b', ',', 'line\nbreak', '\n', 'cr\rx', '\r', 'x\r\ny', '=1+1', '+x', '-5', '@sum', '\tx', '\rx',
-  '=a,b"c', '-', "o'brien", ' lead', 'ünïcødé ✓ 𝄞 日本', '\\.', '\\', 'N', 'NULL', '\u0001ctl', 'trailing ',
+  '=a,b"c', '-', "o'brien", ' lead', 'ünïcødé ✓ 𝄞 日本', '\\.', '\\', 'N', 'NULL', '\u0001ctl', 'trailing ', 'bs\b ff\f vt\v \\n \\\\',
 ];
 const DOUBLES: Array<number | null> = [
   0, -0, 1, -1, 0.1 + 0.2, 1 / 3, 123.456, 1e-4, 9.99e-5, 1.5e-5, -2.5e-6, 1e-6, 1e-7, 1.5e-7, 5e-324, 999999999999999.9, 1e15, -1e15, 1000000000000000.5,
@@ -91,6 +94,25 @@ const CASES: Array<[string, object]> = [
   ['', { filters: { account_name: 'no such account-?-' } }],
 ];
 
+test("unescapeText undoes COPY's text-format escapes", () => {
+  const cases: Array<[string, string]> = [
+    ['plain', 'plain'],
+    ['a\\\\b', 'a\\b'],
+    ['\\n\\r\\t\\b\\f\\v', '\n\r\t\b\f\v'],
+    ['x\\\\n', 'x\\n'],
+    ['\\,', ','],
+    ['end\\\\', 'end\\'],
+    ['ü\\t✓', 'ü\t✓'],
+  ];
+  for (const [escaped, plain] of cases) {
+    const row = Buffer.from(`${escaped}\n`);
+    const out = Buffer.alloc(row.length + 8, 0x2a);
+    const end = unescapeText(row, row.length - 1, out, 3);
+    assert.equal(out.subarray(3, end).toString('utf8'), plain, JSON.stringify(escaped));
+    assert.equal(out[2], 0x2a, 'writes only from the given offset');
+  }
+});
+
 for (const engine of engines) {
   describe(`CSV download bytes on ${engine.name}`, () => {
     let f: FixtureApp;
@@ -136,9 +158,110 @@ for (const engine of engines) {
     });
   });
 
+  describe(`stored CSV lines on ${engine.name}`, () => {
+    let f: FixtureApp;
+    let orgId: number;
+    const copy = LINE_COPIES[0]!;
+    const planOf = async (query: string, body: object) => {
+      const errors: Array<{ field: string; message: string }> = [];
+      const meta = await loadOrgMetadata(f.database.db, orgId);
+      return buildPlan({ report: reportById('GLOBAL_VERTICAL_ACCOUNTS'), meta, body: parseReportBody(body as never), paging: parsePaging(queryObject(query), errors), nowSeconds: NOW });
+    };
+    const linesOf = async (org: number) =>
+      (await sql<{ line: string }>`select line from rpt_account_lines where org_id = ${org} order by rid`.execute(f.database.db)).rows.map((r) => r.line);
+
+    before(async () => {
+      f = await fixtureApp(engine, { reports: { pageCacheRows: 0 } });
+      orgId = (await f.database.db.selectFrom('orgs').select('id').where('public_id', '=', ORG.ACME).executeTakeFirstOrThrow()).id;
+    });
+    after(() => f.close());
+
+    test('the import writes, for every organization, the line of every report row and the fingerprint of the SQL it used', async () => {
+      const db = f.database.db;
+      const orgs = (await db.selectFrom('orgs').select('id').orderBy('id').execute()).map((o) => o.id);
+      let withRows = 0;
+      for (const org of orgs) {
+        const meta = await loadOrgMetadata(db, org);
+        const plan = defaultLinePlan(copy, meta);
+        // The lines the download would format from the report rows, in the same order.
+        const formatted = (await csvBatchQuery(plan, null, 1_000_000).execute(db)).rows.map((r) => (r as { line: string }).line);
+        assert.deepEqual(await linesOf(org), formatted, `organization ${org}`);
+        if (formatted.length > 0) withRows++;
+        const format = await db.selectFrom('rpt_csv_formats' as never).select('format' as never).where('org_id' as never, '=', org as never).where('tbl' as never, '=', 'rpt_global_accounts' as never).executeTakeFirst();
+        assert.equal((format as { format?: string } | undefined)?.format, lineFingerprint(db, plan), `organization ${org}`);
+      }
+      assert.ok(withRows >= 2, 'at least two organizations have report rows');
+    });
+
+    test('a download in the default columns reads them, any other does not, and a stale fingerprint is never used', async () => {
+      const db = f.database.db;
+      const plan = await planOf('', {});
+      const formats = new Map([['rpt_global_accounts', lineFingerprint(db, plan)]]);
+      assert.equal(lineCopyFor(db, plan, formats)?.table, 'rpt_account_lines');
+      assert.equal(lineCopyFor(db, await planOf('sort=city,desc', { filters: { country: 'US' } }), formats)?.table, 'rpt_account_lines', 'filters and order do not matter');
+      assert.equal(lineCopyFor(db, await planOf('', { columns: ['account_name', 'city'] }), formats), undefined, 'other columns');
+      assert.equal(lineCopyFor(db, plan, new Map([['rpt_global_accounts', 'written by other code']])), undefined, 'another fingerprint');
+      assert.equal(lineCopyFor(db, plan, new Map()), undefined, 'no lines');
+      // Through the service: a marked line shows that the download read it.
+      const { rid } = (await sql<{ rid: number }>`select min(rid)::int as rid from rpt_account_lines where org_id = ${orgId}`.execute(db)).rows[0]!;
+      const original = (await sql<{ line: string }>`select line from rpt_account_lines where org_id = ${orgId} and rid = ${rid}`.execute(db)).rows[0]!.line;
+      await sql`update rpt_account_lines set line = 'marked,line' where org_id = ${orgId} and rid = ${rid}`.execute(db);
+      try {
+        const res = await f.call('POST', `${GVA}/download`, {});
+        assert.equal(res.statusCode, 200, res.body);
+        assert.equal(res.body.split('\r\n')[1], 'marked,line');
+        const chosen = await f.call('POST', `${GVA}/download`, { columns: ['account_name', 'city'] });
+        assert.ok(!chosen.body.includes('marked,line'), 'a column selection formats its cells');
+      } finally {
+        await sql`update rpt_account_lines set line = ${original} where org_id = ${orgId} and rid = ${rid}`.execute(db);
+      }
+    });
+
+    describe('awkward values', () => {
+      before(async () => {
+        // Rows written straight into the report table, then their lines and figures rebuilt as the import does.
+        const db = f.database.db;
+        const partner = (await db.selectFrom('orgs').select('id').where('public_id', '=', ORG.ALPHA).executeTakeFirstOrThrow()).id;
+        const { rid } = (await sql<{ rid: number }>`select coalesce(max(rid), 0)::int as rid from rpt_global_accounts where org_id = ${orgId}`.execute(db)).rows[0]!;
+        for (const [i, r] of awkwardRows(120).entries()) {
+          await sql`insert into rpt_global_accounts (org_id, rid, partner_org_id, partner_org_name, partner_org_public_id, account_name, street, city, country, phone_number,
+              annual_revenue, account_acv, number_of_employees, recent_open_opp_date, partner_account_name, partner_account_acv, custom)
+            values (${orgId}, ${rid + 1 + i}, ${partner}, 'Alpha Partners', ${ORG.ALPHA}, ${r.account_name}, ${r.street}, ${r.city}, ${r.country}, ${r.phone_number},
+              ${r.annual_revenue}::double precision, ${r.account_acv}::double precision, ${r.number_of_employees}::bigint, ${r.recent_open_opp_date}::bigint,
+              ${r.partner_account_name}, ${r.partner_account_acv}::double precision, ${JSON.stringify(r.custom)}::jsonb)`.execute(db);
+        }
+        await sql`delete from rpt_account_lines where org_id = ${orgId}`.execute(db);
+        await insertLines(defaultLinePlan(copy, await loadOrgMetadata(db, orgId)), 'rpt_account_lines', 'rpt_global_accounts').execute(db);
+        await buildPrecomputed(db);
+        await sql`update service_state set value = (value::bigint + 1)::text where key = 'data_version'`.execute(db);
+      });
+
+      test('through the service: the reference bytes for every case', async () => {
+        for (const [query, body] of CASES) {
+          const res = await f.call('POST', `${GVA}/download${query ? `?${query}` : ''}`, body);
+          assert.equal(res.statusCode, 200, res.body);
+          assert.equal(res.body, await expectedCsv(f, query, body), `${query} ${JSON.stringify(body)}`);
+        }
+      });
+
+      test('from the lines in batches of any size: the reference bytes', async () => {
+        for (const [query, body] of CASES.slice(0, 6)) {
+          const plan = await planOf(query, body);
+          const expected = await expectedCsv(f, query, body);
+          for (const batchRows of [1, 7, 50, 10_000]) {
+            const chunks: Buffer[] = [];
+            for await (const c of downloadStream(f.database, plan, { batchRows, linesTable: 'rpt_account_lines' })) chunks.push(c as Buffer);
+            assert.equal(Buffer.concat(chunks).toString('utf8'), expected, `${query} ${JSON.stringify(body)} in batches of ${batchRows}`);
+          }
+        }
+      });
+    });
+  });
+
   describe(`an abandoned CSV download on ${engine.name}`, () => {
     test('gives its connections back and starts no further batch', async () => {
-      const f = await fixtureApp(engine);
+      // Rows written straight into the report table have no stored lines: cells are formatted.
+      const f = await fixtureApp(engine, { reports: { precomputed: false } });
       try {
         const db = f.database.db;
         const orgId = (await db.selectFrom('orgs').select('id').where('public_id', '=', ORG.ACME).executeTakeFirstOrThrow()).id;
