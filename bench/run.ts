@@ -266,7 +266,9 @@ async function main(): Promise<void> {
   }
   const data = await prepareData();
   const { child, url, peakRss } = await startServer();
-  const pool = new pg.Pool({ connectionString: benchUrl.toString(), max: CONCURRENCY });
+  // The floor's sessions run as the service's do (src/db/database.ts turns JIT off per
+  // connection): otherwise the floor would pay JIT compilation the service never pays.
+  const pool = new pg.Pool({ connectionString: benchUrl.toString(), max: CONCURRENCY, options: '-c jit=off' });
   const database = await openDatabase({ databaseUrl: benchUrl.toString(), migrate: false });
   const org = await database.db.selectFrom('orgs').select('id').where('public_id', '=', DEMO_ORG_PUBLIC_ID).executeTakeFirstOrThrow();
   const meta = await loadOrgMetadata(database.db, org.id);
