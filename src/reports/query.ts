@@ -318,17 +318,20 @@ function readFrom(plan: Plan, columns: readonly Column[] = [], extra: Sql[] = []
   return { from: sql`${sql.table(copy.table)} r`, where: and([...scopeConditions(plan.orgId, plan.scope, 'r'), ...plan.filters.map((f) => filterCondition(f, plan)), ...extra]) };
 }
 
-/** Distinct non-null values of a string (or boolean) column, ascending like a text sort. */
-export function distinctValuesQuery(plan: Plan, column: Column, filterSearch: string | undefined, page: number, size: number): { rows: Sql; count: Sql } {
+/**
+ * One page of the distinct non-null values of a string (or boolean) column, ascending like
+ * a text sort, and how many there are, in one pass over the rows: the values are gathered
+ * once (a CTE named twice is computed once), then counted and paged. Always one row at
+ * least: `n` the count, `v` null when the page holds no value.
+ */
+export function distinctValuesQuery(plan: Plan, column: Column, filterSearch: string | undefined, page: number, size: number): Sql {
   const e = column.type === 'boolean' ? sql`(${columnExpr(column)})::text` : columnExpr(column);
   const extra: Sql[] = [sql`${e} is not null`];
   if (filterSearch) extra.push(sql`${e} ilike ${likeContains(filterSearch)}`);
   const { from, where } = readFrom(plan, [column], extra);
-  const values = sql`select distinct ${e} as v from ${from} where ${where}`;
-  return {
-    rows: sql`select v from (${values}) d order by lower(v) collate "C", v collate "C" limit ${size} offset ${page * size}`,
-    count: sql`select count(*) as n from (${values}) d`,
-  };
+  return sql`with d as (select distinct ${e} as v from ${from} where ${where})
+    select c.n, p.v from (select count(*) as n from d) c
+    left join lateral (select v from d order by lower(v) collate "C", v collate "C" limit ${size} offset ${page * size}) p on true`;
 }
 
 export function rangeQuery(plan: Plan, column: Column): Sql {

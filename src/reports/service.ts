@@ -261,9 +261,9 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
           const [range] = await run<{ min: number | null; max: number | null }>(rangeQuery(p, column));
           return rangeItem(column, range?.min ?? null, range?.max ?? null, pg.page, pg.size);
         }
-        const q = distinctValuesQuery(p, column, (filterSearch as string | undefined) || undefined, pg.page, pg.size);
-        const [values, count] = await Promise.all([run<{ v: string }>(q.rows), run<{ n: number }>(q.count)]);
-        return filterValuesPage(values.map((v) => v.v), Number(count[0]?.n ?? 0), pg.page, pg.size);
+        const rows = await run<{ n: number; v: string | null }>(distinctValuesQuery(p, column, (filterSearch as string | undefined) || undefined, pg.page, pg.size));
+        const values = rows.flatMap((r) => (r.v === null ? [] : [r.v]));
+        return filterValuesPage(values, Number(rows[0]?.n ?? 0), pg.page, pg.size);
       }, flight);
     },
 
