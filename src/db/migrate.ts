@@ -13,6 +13,7 @@ import * as topParentsAtImport from './migrations/0006-top-parents-at-import.js'
 import * as eventFacts from './migrations/0007-event-facts.js';
 import * as accountFacts from './migrations/0008-account-facts.js';
 import * as csvLines from './migrations/0009-csv-lines.js';
+import * as fillNarrowCopies from './migrations/0010-fill-narrow-copies.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-domain': domain,
@@ -24,6 +25,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0007-event-facts': eventFacts,
   '0008-account-facts': accountFacts,
   '0009-csv-lines': csvLines,
+  '0010-fill-narrow-copies': fillNarrowCopies,
 };
 
 class StaticProvider implements MigrationProvider {
