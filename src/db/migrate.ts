@@ -14,6 +14,7 @@ import * as eventFacts from './migrations/0007-event-facts.js';
 import * as accountFacts from './migrations/0008-account-facts.js';
 import * as csvLines from './migrations/0009-csv-lines.js';
 import * as fillNarrowCopies from './migrations/0010-fill-narrow-copies.js';
+import * as accountFactsName from './migrations/0011-account-facts-name.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-domain': domain,
@@ -26,6 +27,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0008-account-facts': accountFacts,
   '0009-csv-lines': csvLines,
   '0010-fill-narrow-copies': fillNarrowCopies,
+  '0011-account-facts-name': accountFactsName,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -118,8 +118,16 @@ async function storeDashboards(db: Kysely<any>): Promise<void> {
       const meta = await loadOrgMetadata(db, orgId);
       const plan = buildPlan({ report, meta, body: { filters: {}, search: '', columns: undefined, context: undefined }, paging: { page: 0, size: 1, sort: [] }, nowSeconds: 0 });
       const q = dashboardQueries(plan);
-      const totals = (await q.totals.execute(db)).rows[0] ?? {};
-      const byPartner = (await q.byPartner.execute(db)).rows;
+      let totals: unknown;
+      let byPartner: unknown;
+      if ('combined' in q) {
+        const one = (await q.combined.execute(db)).rows[0] as { totals: unknown; by_partner: unknown } | undefined;
+        totals = one?.totals ?? {};
+        byPartner = one?.by_partner ?? [];
+      } else {
+        totals = (await q.totals.execute(db)).rows[0] ?? {};
+        byPartner = (await q.byPartner.execute(db)).rows;
+      }
       await sql`insert into rpt_dashboards (report, org_id, totals, by_partner) values (${id}, ${orgId}, ${JSON.stringify(totals)}, ${JSON.stringify(byPartner)})`.execute(db);
     }
   }

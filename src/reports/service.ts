@@ -286,6 +286,10 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
         const row = stored ? (await run<{ totals: Record<string, unknown>; by_partner: Array<Record<string, unknown>> }>(stored))[0] : undefined;
         if (row) return renderDashboard(p.report.id as ReportId, row.totals, row.by_partner, undefined);
         const q = dashboardQueries(p);
+        if ('combined' in q) {
+          const [one] = await run<{ totals: Record<string, unknown>; by_partner: Array<Record<string, unknown>> }>(q.combined);
+          return renderDashboard(p.report.id as ReportId, one?.totals ?? {}, one?.by_partner ?? [], undefined);
+        }
         const [totals, byPartner, byEventType] = await Promise.all([run<Record<string, unknown>>(q.totals), run<Record<string, unknown>>(q.byPartner), q.byEventType ? run<Record<string, unknown>>(q.byEventType) : Promise.resolve(undefined)]);
         return renderDashboard(p.report.id as ReportId, totals[0] ?? {}, byPartner, byEventType);
       }, flight);

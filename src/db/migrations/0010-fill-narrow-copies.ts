@@ -27,6 +27,9 @@ const COPIES: ReadonlyArray<readonly [string, string, string, string]> = [
 ];
 
 export async function up(db: Kysely<unknown>): Promise<void> {
+  // Filling a copy of millions of rows outlasts a request's statement timeout; lifted for
+  // the migrations' transaction only.
+  await sql`set local statement_timeout = 0`.execute(db);
   for (const [copy, source, columns, order] of COPIES) {
     const list = `org_id, rid, partner_org_id, ${columns}`;
     await sql
