@@ -55,10 +55,15 @@ test('records: every filter operation, search and sort compile to parameterised 
   assert.ok(!sql.includes("o'brien"));
 });
 
-test('count uses the same conditions as the page', () => {
-  const p = plan('GLOBAL_VERTICAL_ACCOUNTS', { filters: { account_name: 'a' } });
+test('count uses the same conditions as the page (on the narrow copy when it holds the column)', () => {
+  const p = plan('GLOBAL_VERTICAL_ACCOUNTS', { filters: { street: 'a' } });
   assert.deepEqual(compile(countQuery(p)), {
-    sql: 'select count(*) as n from "rpt_global_accounts" r where (r.org_id = $1 and r.account_name = any($2::text[]))',
+    sql: 'select count(*) as n from "rpt_global_accounts" r where (r.org_id = $1 and r.street = any($2::text[]))',
+    parameters: [7, ['a']],
+  });
+  const named = plan('GLOBAL_VERTICAL_ACCOUNTS', { filters: { account_name: 'a' } });
+  assert.deepEqual(compile(countQuery(named)), {
+    sql: 'select count(*) as n from "rpt_account_facts" r where (r.org_id = $1 and r.account_name = any($2::text[]))',
     parameters: [7, ['a']],
   });
 });
