@@ -118,6 +118,49 @@ for (const engine of engines) {
       assert.deepEqual(opps.totals, { opportunities: 3, overlaps: 4, accounts: 3, partners: 3, amount: 3300, wonAmount: 2000, openAmount: 1000 });
     });
 
+    test('opportunities dashboard: totals and breakdown equal the figures of the rows listed, filtered or not', async () => {
+      const GVO = `${R}/GLOBAL_VERTICAL_OPPORTUNITIES`;
+      let multi = 0;
+      for (const filters of [{}, { is_won: 'true' }, { is_closed: 'false' }, { amount: '1<->' }, { partner_org_name: 'Alpha Partners' }, { stage_name: 'zz-!-' }, { crm_opportunity_id: 'none' }]) {
+        const rows: Array<Record<string, any>> = (await f.ok(`${GVO}/records?size=2000`, { filters })).content;
+        const dashboard = await f.ok(`${GVO}/dashboard`, { filters });
+        // An opportunity's amount counts once however many partner rows it has; won / open if any row says so.
+        const opps = new Map<string, { amount: number | null; won: boolean; closed: boolean }>();
+        for (const r of rows) {
+          const o = opps.get(r.crm_opportunity_id) ?? { amount: null, won: false, closed: false };
+          if (r.amount !== null && (o.amount === null || r.amount > o.amount)) o.amount = r.amount;
+          o.won ||= r.is_won === true;
+          o.closed ||= r.is_closed === true;
+          opps.set(r.crm_opportunity_id, o);
+        }
+        const total = (keep: (o: { won: boolean; closed: boolean }) => boolean) => [...opps.values()].filter(keep).reduce((t, o) => t + (o.amount ?? 0), 0);
+        assert.deepEqual(dashboard.totals, {
+          opportunities: opps.size,
+          overlaps: rows.length,
+          accounts: new Set(rows.map((r) => r.crm_account_id)).size,
+          partners: new Set(rows.map((r) => r.partnerOrgPublicId)).size,
+          amount: total(() => true),
+          wonAmount: total((o) => o.won),
+          openAmount: total((o) => !o.closed),
+        }, JSON.stringify(filters));
+        const partners = new Map<string, { opps: Map<string, number | null>; rows: number }>();
+        for (const r of rows) {
+          const p = partners.get(r.partnerOrgPublicId) ?? { opps: new Map(), rows: 0 };
+          p.rows++;
+          const had = p.opps.get(r.crm_opportunity_id);
+          p.opps.set(r.crm_opportunity_id, had === undefined || had === null || (r.amount !== null && r.amount > had) ? r.amount : had);
+          partners.set(r.partnerOrgPublicId, p);
+        }
+        assert.deepEqual(
+          Object.fromEntries(dashboard.byPartner.map((p: any) => [p.partnerOrgPublicId, [p.opportunities, p.overlaps, p.amount]])),
+          Object.fromEntries([...partners].map(([id, p]) => [id, [p.opps.size, p.rows, [...p.opps.values()].reduce((t: number, a) => t + (a ?? 0), 0)]])),
+          JSON.stringify(filters),
+        );
+        if (rows.length > opps.size) multi++;
+      }
+      assert.ok(multi >= 1, 'some opportunity has more than one partner row');
+    });
+
     test('event types: codes with display names and subtypes, in bundle order', async () => {
       const res = await f.call('GET', '/v1/attribution/event-types');
       assert.equal(res.statusCode, 200);
