@@ -20,7 +20,7 @@
 import type { Readable } from 'node:stream';
 import { CompiledQuery, type Kysely } from 'kysely';
 import { boundariesQuery, csvBatchQuery, sortKeys, type QueryPlan } from './query.js';
-import { copyBatchQuery, copyLinesBatchQuery, copyStatement, copySupported, lastRidQuery, type Boundary } from './query-csv.js';
+import { copyBatchQuery, copyStatement, copySupported, lastRidQuery, type Boundary, type CopyBatch } from './query-csv.js';
 import { csvStream } from './render/csv.js';
 import type { Database } from '../db/database.js';
 
@@ -60,10 +60,9 @@ async function* lineBatches(db: Kysely<any>, p: QueryPlan, batchRows: number, li
 async function* copyBatches(db: Kysely<any>, p: QueryPlan, batchRows: number, linesTable: string | undefined): AsyncGenerator<Buffer> {
   const ends = await boundaries(db, p, batchRows);
   const started: Array<Promise<Buffer[]>> = [];
-  const statement = (lower: Boundary | null, upper: Boundary) =>
-    linesTable ? copyStatement(db, copyLinesBatchQuery(p, linesTable, lower, upper, batchRows), 'text') : copyStatement(db, copyBatchQuery(p, lower, upper, batchRows));
   const start = (i: number) => {
-    const batch = copyRows(db, statement(ends[i - 1] ?? null, ends[i]!), linesTable ? 'text' : 'csv');
+    const { query, format } = copyBatchQuery(p, ends[i - 1] ?? null, ends[i]!, batchRows, linesTable);
+    const batch = copyRows(db, copyStatement(db, query, format), format);
     // A batch still running when the client goes away finishes unread; its failure is nobody's.
     batch.catch(() => undefined);
     started.push(batch);
@@ -125,7 +124,7 @@ async function boundaries(db: Kysely<any>, p: QueryPlan, every: number): Promise
  * "submittable" in place of SQL text, and Kysely hands its `sql` to `client.query()`
  * unchanged (as in ingest/copy-into.ts), so the connection stays Kysely's pooled one.
  */
-function copyRows(db: Kysely<any>, statement: string, format: 'csv' | 'text'): Promise<Buffer[]> {
+function copyRows(db: Kysely<any>, statement: string, format: CopyBatch['format']): Promise<Buffer[]> {
   return db.connection().execute(async (conn) => {
     const copy = new CopyOut(statement, format);
     await conn.executeQuery({ ...CompiledQuery.raw(''), sql: copy as unknown as string });
@@ -154,7 +153,7 @@ class CopyOut {
 
   constructor(
     private readonly text: string,
-    private readonly format: 'csv' | 'text',
+    private readonly format: CopyBatch['format'],
   ) {
     this.done = new Promise<Buffer[]>((resolve, reject) => {
       this.resolve = resolve;

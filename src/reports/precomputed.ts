@@ -16,7 +16,7 @@ import type { Column } from './catalog/types.js';
 import { storedName } from './catalog/column.js';
 import { loadOrgMetadata } from './metadata.js';
 import { buildPlan } from './plan.js';
-import { dashboardQueries } from './query-dashboard.js';
+import { dashboardQueries, runDashboard } from './query-dashboard.js';
 
 type Sql = RawBuilder<unknown>;
 
@@ -117,17 +117,7 @@ async function storeDashboards(db: Kysely<any>): Promise<void> {
     for (const { org_id: orgId } of orgs) {
       const meta = await loadOrgMetadata(db, orgId);
       const plan = buildPlan({ report, meta, body: { filters: {}, search: '', columns: undefined, context: undefined }, paging: { page: 0, size: 1, sort: [] }, nowSeconds: 0 });
-      const q = dashboardQueries(plan);
-      let totals: unknown;
-      let byPartner: unknown;
-      if ('combined' in q) {
-        const one = (await q.combined.execute(db)).rows[0] as { totals: unknown; by_partner: unknown } | undefined;
-        totals = one?.totals ?? {};
-        byPartner = one?.by_partner ?? [];
-      } else {
-        totals = (await q.totals.execute(db)).rows[0] ?? {};
-        byPartner = (await q.byPartner.execute(db)).rows;
-      }
+      const { totals, byPartner } = await runDashboard(db, dashboardQueries(plan));
       await sql`insert into rpt_dashboards (report, org_id, totals, by_partner) values (${id}, ${orgId}, ${JSON.stringify(totals)}, ${JSON.stringify(byPartner)})`.execute(db);
     }
   }

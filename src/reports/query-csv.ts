@@ -61,35 +61,33 @@ function jsNumberCell(value: Sql): Sql {
 /** A row position in the plan's order: the sort-key values of that row, as text (exact for every key type). */
 export type Boundary = readonly (string | null)[];
 
+/** What a COPY batch selects and the COPY format it must be written in. */
+export interface CopyBatch {
+  query: Sql;
+  /** `csv` for cells; `text` for one column of stored lines (CSV format would quote the whole line; download.ts undoes the text escapes). */
+  format: 'csv' | 'text';
+}
+
 /**
  * The rows after `lower` up to and including `upper` (both rows in the plan's order; null:
- * from the first row), at most `limit` of them, as CSV cells. The keys' text parameters are
- * untyped, like the driver's parameters, so each compares as its key's type.
+ * from the first row), at most `limit` of them: as CSV cells, or as their stored lines
+ * when `linesTable` is given (csv-lines.ts). The keys' text parameters are untyped, like
+ * the driver's parameters, so each compares as its key's type.
  */
-export function copyBatchQuery(plan: Plan, lower: Boundary | null, upper: Boundary, limit: number): Sql {
-  const { from } = relation(plan);
+export function copyBatchQuery(plan: Plan, lower: Boundary | null, upper: Boundary, limit: number, linesTable?: string): CopyBatch {
   const keys = sortKeys(plan);
   const extra: Sql[] = [];
   if (lower) extra.push(afterCondition(keys, lower));
   // afterCondition is never NULL for a row (a NULL key is tested with `is null`), so its
   // negation is exactly "at or before", and PostgreSQL turns `not (rid > x)` into an index bound.
   extra.push(sql`not ${afterCondition(keys, upper)}`);
+  const tail = sql`order by ${orderBy(keys)} limit ${limit}`;
+  if (linesTable) {
+    const { line, from, where } = lineSource(plan, linesTable, extra);
+    return { query: sql`select ${line} from ${from} where ${where} ${tail}`, format: 'text' };
+  }
   const cells = sql.join(plan.output.map((o) => copyCellExpr(o.column)));
-  return sql`select ${cells} from ${from} where ${whereClause(plan, extra)} order by ${orderBy(keys)} limit ${limit}`;
-}
-
-/**
- * The same range of rows as `copyBatchQuery`, as their stored lines (csv-lines.ts): one
- * text column, which COPY must write in its text format (download.ts undoes its escapes;
- * CSV format would quote the whole line).
- */
-export function copyLinesBatchQuery(plan: Plan, linesTable: string, lower: Boundary | null, upper: Boundary, limit: number): Sql {
-  const keys = sortKeys(plan);
-  const extra: Sql[] = [];
-  if (lower) extra.push(afterCondition(keys, lower));
-  extra.push(sql`not ${afterCondition(keys, upper)}`);
-  const { line, from, where } = lineSource(plan, linesTable, extra);
-  return sql`select ${line} from ${from} where ${where} order by ${orderBy(keys)} limit ${limit}`;
+  return { query: sql`select ${cells} from ${relation(plan).from} where ${whereClause(plan, extra)} ${tail}`, format: 'csv' };
 }
 
 /**
@@ -105,7 +103,7 @@ export function lastRidQuery(plan: Plan): Sql | null {
  * `copy (<query>) to stdout ...` with every parameter written as a literal (COPY takes no
  * parameters), in CSV format (cells) or in text format (one column of stored lines).
  */
-export function copyStatement(db: Kysely<any>, query: Sql, format: 'csv' | 'text' = 'csv'): string {
+export function copyStatement(db: Kysely<any>, query: Sql, format: CopyBatch['format']): string {
   // No parallel workers: a download already runs two batches at once, and a Gather Merge
   // (which the planner picks for these wide projections) only adds tuple copying on a
   // machine whose cores are busy. SET LOCAL lasts for this implicit transaction only (the

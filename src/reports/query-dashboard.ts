@@ -3,7 +3,7 @@
  * report (contract section 5). Amounts that belong to an account or an opportunity are
  * summed once per account / opportunity, not once per partner row.
  */
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Plan } from './plan.js';
 import { filteredRelation, scopeConditions } from './query.js';
 
@@ -15,6 +15,19 @@ type Sql = RawBuilder<unknown>;
  * (JSON array), with the same keys.
  */
 export type DashboardQueries = { totals: Sql; byPartner: Sql; byEventType?: Sql } | { combined: Sql };
+
+type Rows = Array<Record<string, unknown>>;
+
+/** The dashboard's figures: its statements run (separate ones side by side), their rows in one shape. */
+export async function runDashboard(db: Kysely<any>, q: DashboardQueries): Promise<{ totals: Record<string, unknown>; byPartner: Rows; byEventType: Rows | undefined }> {
+  const run = async (query: Sql): Promise<Rows> => (await query.execute(db)).rows as Rows;
+  if ('combined' in q) {
+    const [one] = (await run(q.combined)) as Array<{ totals?: Record<string, unknown>; by_partner?: Rows }>;
+    return { totals: one?.totals ?? {}, byPartner: one?.by_partner ?? [], byEventType: undefined };
+  }
+  const [totals, byPartner, byEventType] = await Promise.all([run(q.totals), run(q.byPartner), q.byEventType ? run(q.byEventType) : undefined]);
+  return { totals: totals[0] ?? {}, byPartner, byEventType };
+}
 
 export function dashboardQueries(plan: Plan): DashboardQueries {
   const f = filteredRelation(plan);

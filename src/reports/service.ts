@@ -17,7 +17,7 @@ import { batchQuery, boundariesQuery, dictionaryValuesQuery, distinctValuesQuery
 import { accelerate, countStatement, pageStatement } from './direct-sql.js';
 import { loadPrecomputed, NOTHING_PRECOMPUTED, storedDashboardQuery, type Precomputed } from './precomputed.js';
 import { storedName } from './catalog/column.js';
-import { dashboardQueries } from './query-dashboard.js';
+import { dashboardQueries, runDashboard } from './query-dashboard.js';
 import { parsePaging, parseReportBody, throwIfErrors, type Paging } from './request.js';
 import { downloadStream } from './download.js';
 import { lineCopyFor } from './csv-lines.js';
@@ -285,13 +285,8 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
         const stored = isAllRows(p) && p.pre.tables.has(p.report.table) ? storedDashboardQuery(p.report.id, p.orgId) : undefined;
         const row = stored ? (await run<{ totals: Record<string, unknown>; by_partner: Array<Record<string, unknown>> }>(stored))[0] : undefined;
         if (row) return renderDashboard(p.report.id as ReportId, row.totals, row.by_partner, undefined);
-        const q = dashboardQueries(p);
-        if ('combined' in q) {
-          const [one] = await run<{ totals: Record<string, unknown>; by_partner: Array<Record<string, unknown>> }>(q.combined);
-          return renderDashboard(p.report.id as ReportId, one?.totals ?? {}, one?.by_partner ?? [], undefined);
-        }
-        const [totals, byPartner, byEventType] = await Promise.all([run<Record<string, unknown>>(q.totals), run<Record<string, unknown>>(q.byPartner), q.byEventType ? run<Record<string, unknown>>(q.byEventType) : Promise.resolve(undefined)]);
-        return renderDashboard(p.report.id as ReportId, totals[0] ?? {}, byPartner, byEventType);
+        const figures = await runDashboard(db, dashboardQueries(p));
+        return renderDashboard(p.report.id as ReportId, figures.totals, figures.byPartner, figures.byEventType);
       }, flight);
     },
 

@@ -94,6 +94,50 @@ const CASES: Array<[string, object]> = [
   ['', { filters: { account_name: 'no such account-?-' } }],
 ];
 
+/** The ACME organization's id and the awkward rows (awkwardRows(120)) written straight into its report table, after its rows. */
+async function insertAwkwardRows(db: FixtureApp['database']['db']): Promise<number> {
+  const orgId = (await db.selectFrom('orgs').select('id').where('public_id', '=', ORG.ACME).executeTakeFirstOrThrow()).id;
+  const partner = (await db.selectFrom('orgs').select('id').where('public_id', '=', ORG.ALPHA).executeTakeFirstOrThrow()).id;
+  const { rid } = (await sql<{ rid: number }>`select coalesce(max(rid), 0)::int as rid from rpt_global_accounts where org_id = ${orgId}`.execute(db)).rows[0]!;
+  for (const [i, r] of awkwardRows(120).entries()) {
+    await sql`insert into rpt_global_accounts (org_id, rid, partner_org_id, partner_org_name, partner_org_public_id, account_name, street, city, country, phone_number,
+        annual_revenue, account_acv, number_of_employees, recent_open_opp_date, partner_account_name, partner_account_acv, custom)
+      values (${orgId}, ${rid + 1 + i}, ${partner}, 'Alpha Partners', ${ORG.ALPHA}, ${r.account_name}, ${r.street}, ${r.city}, ${r.country}, ${r.phone_number},
+        ${r.annual_revenue}::double precision, ${r.account_acv}::double precision, ${r.number_of_employees}::bigint, ${r.recent_open_opp_date}::bigint,
+        ${r.partner_account_name}, ${r.partner_account_acv}::double precision, ${JSON.stringify(r.custom)}::jsonb)`.execute(db);
+  }
+  return orgId;
+}
+
+/** The plan of a GLOBAL_VERTICAL_ACCOUNTS download request as the service builds it. */
+async function planOf(f: FixtureApp, orgId: number, query: string, body: object) {
+  const errors: Array<{ field: string; message: string }> = [];
+  const meta = await loadOrgMetadata(f.database.db, orgId);
+  return buildPlan({ report: reportById('GLOBAL_VERTICAL_ACCOUNTS'), meta, body: parseReportBody(body as never), paging: parsePaging(queryObject(query), errors), nowSeconds: NOW });
+}
+
+/** Every case downloaded through the service gives the reference bytes. */
+async function assertServiceDownloads(f: FixtureApp, cases: ReadonlyArray<[string, object]>): Promise<void> {
+  for (const [query, body] of cases) {
+    const res = await f.call('POST', `${GVA}/download${query ? `?${query}` : ''}`, body);
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.body, await expectedCsv(f, query, body), `${query} ${JSON.stringify(body)}`);
+  }
+}
+
+/** Every case streamed by downloadStream in batches of each size gives the reference bytes. */
+async function assertBatchedDownloads(f: FixtureApp, orgId: number, cases: ReadonlyArray<[string, object]>, sizes: number[], linesTable?: string): Promise<void> {
+  for (const [query, body] of cases) {
+    const plan = await planOf(f, orgId, query, body);
+    const expected = await expectedCsv(f, query, body);
+    for (const batchRows of sizes) {
+      const chunks: Buffer[] = [];
+      for await (const c of downloadStream(f.database, plan, { batchRows, linesTable })) chunks.push(c as Buffer);
+      assert.equal(Buffer.concat(chunks).toString('utf8'), expected, `${query} ${JSON.stringify(body)} in batches of ${batchRows}`);
+    }
+  }
+}
+
 test("unescapeText undoes COPY's text-format escapes", () => {
   const cases: Array<[string, string]> = [
     ['plain', 'plain'],
@@ -119,42 +163,16 @@ for (const engine of engines) {
     let orgId: number;
     before(async () => {
       f = await fixtureApp(engine, { reports: { precomputed: false, pageCacheRows: 0 } });
-      const db = f.database.db;
-      orgId = (await db.selectFrom('orgs').select('id').where('public_id', '=', ORG.ACME).executeTakeFirstOrThrow()).id;
-      const partner = (await db.selectFrom('orgs').select('id').where('public_id', '=', ORG.ALPHA).executeTakeFirstOrThrow()).id;
-      const { rid } = (await sql<{ rid: number }>`select coalesce(max(rid), 0)::int as rid from rpt_global_accounts where org_id = ${orgId}`.execute(db)).rows[0]!;
-      const rows = awkwardRows(120);
-      for (const [i, r] of rows.entries()) {
-        await sql`insert into rpt_global_accounts (org_id, rid, partner_org_id, partner_org_name, partner_org_public_id, account_name, street, city, country, phone_number,
-            annual_revenue, account_acv, number_of_employees, recent_open_opp_date, partner_account_name, partner_account_acv, custom)
-          values (${orgId}, ${rid + 1 + i}, ${partner}, 'Alpha Partners', ${ORG.ALPHA}, ${r.account_name}, ${r.street}, ${r.city}, ${r.country}, ${r.phone_number},
-            ${r.annual_revenue}::double precision, ${r.account_acv}::double precision, ${r.number_of_employees}::bigint, ${r.recent_open_opp_date}::bigint,
-            ${r.partner_account_name}, ${r.partner_account_acv}::double precision, ${JSON.stringify(r.custom)}::jsonb)`.execute(db);
-      }
+      orgId = await insertAwkwardRows(f.database.db);
     });
     after(() => f.close());
 
     test('awkward values, column selections, filters and sorts: the reference bytes', async () => {
-      for (const [query, body] of CASES) {
-        const res = await f.call('POST', `${GVA}/download${query ? `?${query}` : ''}`, body);
-        assert.equal(res.statusCode, 200, res.body);
-        assert.equal(res.body, await expectedCsv(f, query, body), `${query} ${JSON.stringify(body)}`);
-      }
+      await assertServiceDownloads(f, CASES);
     });
 
     test('batches of any size give the same bytes (range ends inside runs of equal sort values)', async () => {
-      const db = f.database.db;
-      const meta = await loadOrgMetadata(db, orgId);
-      for (const [query, body] of CASES.slice(0, 8)) {
-        const errors: Array<{ field: string; message: string }> = [];
-        const plan = buildPlan({ report: reportById('GLOBAL_VERTICAL_ACCOUNTS'), meta, body: parseReportBody(body as never), paging: parsePaging(queryObject(query), errors), nowSeconds: NOW });
-        const expected = await expectedCsv(f, query, body);
-        for (const batchRows of [1, 2, 7, 50]) {
-          const chunks: Buffer[] = [];
-          for await (const c of downloadStream(f.database, plan, { batchRows })) chunks.push(c as Buffer);
-          assert.equal(Buffer.concat(chunks).toString("utf8"), expected, `${query} ${JSON.stringify(body)} in batches of ${batchRows}`);
-        }
-      }
+      await assertBatchedDownloads(f, orgId, CASES.slice(0, 8), [1, 2, 7, 50]);
     });
   });
 
@@ -162,11 +180,6 @@ for (const engine of engines) {
     let f: FixtureApp;
     let orgId: number;
     const copy = LINE_COPIES[0]!;
-    const planOf = async (query: string, body: object) => {
-      const errors: Array<{ field: string; message: string }> = [];
-      const meta = await loadOrgMetadata(f.database.db, orgId);
-      return buildPlan({ report: reportById('GLOBAL_VERTICAL_ACCOUNTS'), meta, body: parseReportBody(body as never), paging: parsePaging(queryObject(query), errors), nowSeconds: NOW });
-    };
     const linesOf = async (org: number) =>
       (await sql<{ line: string }>`select line from rpt_account_lines where org_id = ${org} order by rid`.execute(f.database.db)).rows.map((r) => r.line);
 
@@ -195,11 +208,11 @@ for (const engine of engines) {
 
     test('a download in the default columns reads them, any other does not, and a stale fingerprint is never used', async () => {
       const db = f.database.db;
-      const plan = await planOf('', {});
+      const plan = await planOf(f, orgId, '', {});
       const formats = new Map([['rpt_global_accounts', lineFingerprint(db, plan)]]);
       assert.equal(lineCopyFor(db, plan, formats)?.table, 'rpt_account_lines');
-      assert.equal(lineCopyFor(db, await planOf('sort=city,desc', { filters: { country: 'US' } }), formats)?.table, 'rpt_account_lines', 'filters and order do not matter');
-      assert.equal(lineCopyFor(db, await planOf('', { columns: ['account_name', 'city'] }), formats), undefined, 'other columns');
+      assert.equal(lineCopyFor(db, await planOf(f, orgId, 'sort=city,desc', { filters: { country: 'US' } }), formats)?.table, 'rpt_account_lines', 'filters and order do not matter');
+      assert.equal(lineCopyFor(db, await planOf(f, orgId, '', { columns: ['account_name', 'city'] }), formats), undefined, 'other columns');
       assert.equal(lineCopyFor(db, plan, new Map([['rpt_global_accounts', 'written by other code']])), undefined, 'another fingerprint');
       assert.equal(lineCopyFor(db, plan, new Map()), undefined, 'no lines');
       // Through the service: a marked line shows that the download read it.
@@ -221,15 +234,7 @@ for (const engine of engines) {
       before(async () => {
         // Rows written straight into the report table, then their lines and figures rebuilt as the import does.
         const db = f.database.db;
-        const partner = (await db.selectFrom('orgs').select('id').where('public_id', '=', ORG.ALPHA).executeTakeFirstOrThrow()).id;
-        const { rid } = (await sql<{ rid: number }>`select coalesce(max(rid), 0)::int as rid from rpt_global_accounts where org_id = ${orgId}`.execute(db)).rows[0]!;
-        for (const [i, r] of awkwardRows(120).entries()) {
-          await sql`insert into rpt_global_accounts (org_id, rid, partner_org_id, partner_org_name, partner_org_public_id, account_name, street, city, country, phone_number,
-              annual_revenue, account_acv, number_of_employees, recent_open_opp_date, partner_account_name, partner_account_acv, custom)
-            values (${orgId}, ${rid + 1 + i}, ${partner}, 'Alpha Partners', ${ORG.ALPHA}, ${r.account_name}, ${r.street}, ${r.city}, ${r.country}, ${r.phone_number},
-              ${r.annual_revenue}::double precision, ${r.account_acv}::double precision, ${r.number_of_employees}::bigint, ${r.recent_open_opp_date}::bigint,
-              ${r.partner_account_name}, ${r.partner_account_acv}::double precision, ${JSON.stringify(r.custom)}::jsonb)`.execute(db);
-        }
+        await insertAwkwardRows(db);
         await sql`delete from rpt_account_lines where org_id = ${orgId}`.execute(db);
         await insertLines(defaultLinePlan(copy, await loadOrgMetadata(db, orgId)), 'rpt_account_lines', 'rpt_global_accounts').execute(db);
         await buildPrecomputed(db);
@@ -237,23 +242,11 @@ for (const engine of engines) {
       });
 
       test('through the service: the reference bytes for every case', async () => {
-        for (const [query, body] of CASES) {
-          const res = await f.call('POST', `${GVA}/download${query ? `?${query}` : ''}`, body);
-          assert.equal(res.statusCode, 200, res.body);
-          assert.equal(res.body, await expectedCsv(f, query, body), `${query} ${JSON.stringify(body)}`);
-        }
+        await assertServiceDownloads(f, CASES);
       });
 
       test('from the lines in batches of any size: the reference bytes', async () => {
-        for (const [query, body] of CASES.slice(0, 6)) {
-          const plan = await planOf(query, body);
-          const expected = await expectedCsv(f, query, body);
-          for (const batchRows of [1, 7, 50, 10_000]) {
-            const chunks: Buffer[] = [];
-            for await (const c of downloadStream(f.database, plan, { batchRows, linesTable: 'rpt_account_lines' })) chunks.push(c as Buffer);
-            assert.equal(Buffer.concat(chunks).toString('utf8'), expected, `${query} ${JSON.stringify(body)} in batches of ${batchRows}`);
-          }
-        }
+        await assertBatchedDownloads(f, orgId, CASES.slice(0, 6), [1, 7, 50, 10_000], 'rpt_account_lines');
       });
     });
   });
