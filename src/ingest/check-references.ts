@@ -94,27 +94,52 @@ export async function checkDuplicates(db: Kysely<any>, entity: EntitySpec, keyLa
  * missing parent), so walking it in memory to pick out the cycles stays small. Only the
  * accounts on a cycle are reported: a descendant is fine once the cycle is broken, and a
  * missing parent has its own problem.
+ *
+ * The walk down from the top-level accounts is a loop of statements over temporary
+ * tables, one level of the hierarchy per statement, rather than a recursive CTE: the
+ * CTE's UNION keeps every reached account in an in-memory hash table that never spills
+ * to disk, which ran PGlite (a WebAssembly heap of at most 2 GB) out of memory at
+ * 3,700,000 accounts. Joins and sorts over tables spill within work_mem.
  */
 export async function checkParentCycles(db: Kysely<any>): Promise<LineProblem[]> {
-  const rows = await sql<{ org: string; id: string; parent: string | null; line: number | null }>`
-    with recursive u as (
+  await sql`drop table if exists tmp_cycle_kids, tmp_cycle_reach, tmp_cycle_frontier, tmp_cycle_next`.execute(db);
+  // Accounts with a parent (staged rows, then database rows no staged row replaces), and
+  // the first level: those whose parent is a top-level account.
+  await sql`create temp table tmp_cycle_kids as
+    with u as (
       select org, crm_account_id, parent_crm_account_id, line from stg_accounts
       union all
       select o.public_id::text, a.crm_account_id, a.parent_crm_account_id, null
       from accounts a join orgs o on o.id = a.org_id
       where not exists (select 1 from stg_accounts s where s.org = o.public_id::text and s.crm_account_id = a.crm_account_id)
     ),
-    kids as materialized (select * from u where parent_crm_account_id is not null),
-    -- Accounts whose chain reaches a top-level account; only accounts with a parent are
-    -- walked (a top-level account trivially does), so each step joins the few accounts
-    -- that have parents instead of every account.
-    reach as (
-      select k.org, k.crm_account_id from kids k join u p on p.org = k.org and p.crm_account_id = k.parent_crm_account_id and p.parent_crm_account_id is null
-      union
-      select k.org, k.crm_account_id from kids k join reach r on r.org = k.org and r.crm_account_id = k.parent_crm_account_id
-    )
-    select k.org, k.crm_account_id as id, k.parent_crm_account_id as parent, k.line from kids k
-    where not exists (select 1 from reach r where r.org = k.org and r.crm_account_id = k.crm_account_id)`.execute(db);
+    tops as (select distinct org, crm_account_id from u where parent_crm_account_id is null)
+    -- A join, not an EXISTS per row: a correlated subplan is either a scan of u per account
+    -- or a hash table that never spills.
+    select k.org, k.crm_account_id as id, k.parent_crm_account_id as parent, k.line, t.org is not null as first
+    from u k left join tops t on t.org = k.org and t.crm_account_id = k.parent_crm_account_id
+    where k.parent_crm_account_id is not null`.execute(db);
+  await sql`create index on tmp_cycle_kids (org, parent)`.execute(db);
+  await sql`analyze tmp_cycle_kids`.execute(db);
+  await sql`create temp table tmp_cycle_reach as select distinct org, id from tmp_cycle_kids where first`.execute(db);
+  await sql`create unique index on tmp_cycle_reach (org, id)`.execute(db);
+  await sql`create temp table tmp_cycle_frontier as select * from tmp_cycle_reach`.execute(db);
+  for (;;) {
+    // The next level: children of the last one not reached yet (an account's duplicate rows
+    // may name different parents, so it could be reached twice; the index keeps it once).
+    await sql`create temp table tmp_cycle_next as
+      select distinct k.org, k.id from tmp_cycle_kids k join tmp_cycle_frontier f on f.org = k.org and f.id = k.parent
+      where not exists (select 1 from tmp_cycle_reach r where r.org = k.org and r.id = k.id)`.execute(db);
+    const added = await sql`insert into tmp_cycle_reach select org, id from tmp_cycle_next`.execute(db);
+    await sql`drop table tmp_cycle_frontier`.execute(db);
+    await sql`alter table tmp_cycle_next rename to tmp_cycle_frontier`.execute(db);
+    if (Number(added.numAffectedRows ?? 0) === 0) break;
+    await sql`analyze tmp_cycle_frontier`.execute(db);
+  }
+  const rows = await sql<{ org: string; id: string; parent: string | null; line: number | null }>`
+    select k.org, k.id, k.parent, k.line from tmp_cycle_kids k
+    where not exists (select 1 from tmp_cycle_reach r where r.org = k.org and r.id = k.id)`.execute(db);
+  await sql`drop table if exists tmp_cycle_kids, tmp_cycle_reach, tmp_cycle_frontier`.execute(db);
   const node = new Map(rows.rows.map((r) => [`${r.org}|${r.id}`, r]));
   const done = new Set<string>();
   const out: LineProblem[] = [];

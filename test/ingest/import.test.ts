@@ -159,6 +159,17 @@ for (const engine of engines) {
       assert.deepEqual(await problems(db, bundle({ accounts: selfParent })), [`accounts.ndjson:${n + 1}: parentCrmAccountId: parent cycle: S1 -> S1`]);
       const dangling = [...BUNDLE.accounts!, { org: ORG.ACME, crmAccountId: 'D1', name: 'Dangling', parentCrmAccountId: 'GHOST' }];
       assert.deepEqual(await problems(db, bundle({ accounts: dangling })), [`accounts.ndjson:${n + 1}: parentCrmAccountId: reference to a missing account of the same organization`]);
+      // A duplicate row of a cycle member that is top-level reaches the cycle from above: the
+      // walk down must visit each account once and end (only the duplicate is a problem).
+      const reentered = [...cycle, { org: ORG.ACME, crmAccountId: 'C1', name: 'Cycle 1 again' }, { org: ORG.ACME, crmAccountId: 'C4', name: 'Below', parentCrmAccountId: 'C2' }];
+      assert.deepEqual(await problems(db, bundle({ accounts: reentered })), [`accounts.ndjson:${n + 3}: org, crmAccountId: duplicate natural key (org, crmAccountId): already on line ${n + 1}`]);
+      // Deep chains: one level per step, every account reached.
+      const chain = Array.from({ length: 30 }, (_, i) => ({ org: ORG.ACME, crmAccountId: `L${i}`, name: `Level ${i}`, ...(i > 0 ? { parentCrmAccountId: `L${i - 1}` } : {}) }));
+      const chainCycle = [{ org: ORG.ACME, crmAccountId: 'K1', name: 'K1', parentCrmAccountId: 'K2' }, { org: ORG.ACME, crmAccountId: 'K2', name: 'K2', parentCrmAccountId: 'K1' }];
+      assert.deepEqual(await problems(db, bundle({ accounts: [...BUNDLE.accounts!, ...chain, ...chainCycle] })), [
+        `accounts.ndjson:${n + 31}: parentCrmAccountId: parent cycle: K1 -> K2 -> K1`,
+        `accounts.ndjson:${n + 32}: parentCrmAccountId: parent cycle: K2 -> K1 -> K2`,
+      ]);
     });
 
     test('a NUL character (which PostgreSQL cannot store) is a problem of its line, not a failed import', async () => {
