@@ -15,6 +15,7 @@ import * as accountFacts from './migrations/0008-account-facts.js';
 import * as csvLines from './migrations/0009-csv-lines.js';
 import * as fillNarrowCopies from './migrations/0010-fill-narrow-copies.js';
 import * as accountFactsName from './migrations/0011-account-facts-name.js';
+import * as csvLineBlocks from './migrations/0012-csv-line-blocks.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-domain': domain,
@@ -28,6 +29,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0009-csv-lines': csvLines,
   '0010-fill-narrow-copies': fillNarrowCopies,
   '0011-account-facts-name': accountFactsName,
+  '0012-csv-line-blocks': csvLineBlocks,
 };
 
 class StaticProvider implements MigrationProvider {

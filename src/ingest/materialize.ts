@@ -16,7 +16,7 @@ import { ACCOUNT_FIELDS, type AccountField } from '../reports/catalog/account-fi
 import { ANALYTICS_REPORTS, CHANNEL_REPORTS, isTextual, type ReportDefinition } from '../reports/catalog/index.js';
 import { ANALYZED_REPORT_TABLES, buildPrecomputed } from '../reports/precomputed.js';
 import { ACCOUNT_FACT_COLUMNS } from '../reports/narrow-copies.js';
-import { defaultLinePlan, insertLines, LINE_COPIES, lineFingerprint } from '../reports/csv-lines.js';
+import { defaultLinePlan, insertLineBlocks, insertLines, LINE_COPIES, lineFingerprint } from '../reports/csv-lines.js';
 import { loadOrgMetadata } from '../reports/metadata.js';
 
 type Pairs = ReadonlyArray<readonly [column: string, expression: string]>;
@@ -211,7 +211,10 @@ function searchText(table: string, pairs: Pairs, keys?: JsonKeys): string {
  */
 const NEXT = '__next';
 
-const REPORT_TABLES = ['rpt_global_accounts', 'rpt_account_facts', 'rpt_account_lines', 'rpt_global_opportunities', 'rpt_attribution_events', 'rpt_event_facts', 'rpt_new_opportunities', 'rpt_attribution_links', 'rpt_attribution_facts', 'rpt_connected_partners', 'rpt_matched_accounts'] as const;
+/** Primary keys other than (org_id, rid). */
+const PRIMARY_KEYS: Record<string, string> = { rpt_account_line_blocks: 'org_id, block' };
+
+const REPORT_TABLES = ['rpt_global_accounts', 'rpt_account_facts', 'rpt_account_lines', 'rpt_account_line_blocks', 'rpt_global_opportunities', 'rpt_attribution_events', 'rpt_event_facts', 'rpt_new_opportunities', 'rpt_attribution_links', 'rpt_attribution_facts', 'rpt_connected_partners', 'rpt_matched_accounts'] as const;
 
 async function insert(db: Kysely<any>, keys: JsonKeys, table: string, pairs: Pairs, from: string): Promise<void> {
   const all: Pairs = [...pairs, ['search_text', searchText(table, pairs, keys)]];
@@ -353,7 +356,8 @@ export async function materialize(db: Kysely<any>, engine: Engine): Promise<void
   const keys = await jsonKeys(db);
   for (const table of REPORT_TABLES) {
     await sql.raw(`drop table if exists ${table}${NEXT}`).execute(db);
-    await sql.raw(`create table ${table}${NEXT} (like ${table} including defaults)`).execute(db);
+    // `including compression`: the line blocks are compressed with lz4 where the server has it (migration 0012).
+    await sql.raw(`create table ${table}${NEXT} (like ${table} including defaults including compression)`).execute(db);
   }
   await buildGlobalAccounts(db, keys);
   await buildCsvLines(db);
@@ -364,7 +368,7 @@ export async function materialize(db: Kysely<any>, engine: Engine): Promise<void
   await buildMatchedAccounts(db, keys);
   for (const t of TEMPORARY_TABLES) await sql.raw(`drop table if exists ${t}`).execute(db);
   // Indexes after the bulk insert (cheaper than maintaining them row by row), then the swap.
-  for (const table of REPORT_TABLES) await sql.raw(`alter table ${table}${NEXT} add primary key (org_id, rid)`).execute(db);
+  for (const table of REPORT_TABLES) await sql.raw(`alter table ${table}${NEXT} add primary key (${PRIMARY_KEYS[table] ?? 'org_id, rid'})`).execute(db);
   for (const [name, definition] of REPORT_INDEXES) {
     const space = definition.indexOf(' ');
     await sql.raw(`create index ${name}${NEXT} on ${definition.slice(0, space)}${NEXT} ${definition.slice(space + 1)}`).execute(db);
@@ -601,7 +605,8 @@ async function buildPipelineAttribution(db: Kysely<any>, keys: JsonKeys): Promis
 }
 
 /**
- * The ready CSV lines of the reports that keep them (src/reports/csv-lines.ts), one
+ * The ready CSV lines of the reports that keep them (src/reports/csv-lines.ts) and their
+ * blocks, one
  * statement per organization (each has its own custom columns), and the fingerprint of
  * the SQL that wrote them. Built from the rebuilt report rows; the plan's columns depend
  * only on the organization's custom fields, which are already imported (the metadata's
@@ -614,6 +619,7 @@ async function buildCsvLines(db: Kysely<any>): Promise<void> {
     for (const { id } of orgs) {
       const plan = defaultLinePlan(copy, await loadOrgMetadata(db, id));
       await insertLines(plan, `${copy.table}${NEXT}`, `${copy.source}${NEXT}`).execute(db);
+      await insertLineBlocks(id, `${copy.blocks}${NEXT}`, `${copy.table}${NEXT}`).execute(db);
       await sql`insert into rpt_csv_formats (org_id, tbl, format) values (${id}, ${copy.source}, ${lineFingerprint(db, plan)})`.execute(db);
     }
   }

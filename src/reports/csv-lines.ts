@@ -11,6 +11,10 @@
  * rule are in that text). A download uses the lines only when its own plan's line SQL
  * has the same fingerprint; after a change of code or of custom fields without a new
  * import, it formats the cells as before.
+ *
+ * Blocks (migration 0012): the same lines in runs of LINES_PER_BLOCK rows joined by CRLF,
+ * which PostgreSQL compresses (a single line is too short to be). A download of every row
+ * in the default order reads the blocks: about a sixth of the bytes of the lines.
  */
 import { createHash } from 'node:crypto';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
@@ -24,11 +28,17 @@ export interface LineCopy {
   report: ReportDefinition;
   /** The report table the lines are made from (same org_id and rid). */
   source: string;
+  /** One line per report row (org_id, rid, line). */
   table: string;
+  /** The lines in blocks (org_id, block, lines): block b holds rids b * LINES_PER_BLOCK + 1 onwards. */
+  blocks: string;
 }
 
+/** Lines per block (migration 0012 fills blocks of the same size). */
+export const LINES_PER_BLOCK = 128;
+
 /** Only the report that reaches millions of rows per tenant: lines cost import time and about 0.7 KB a row. */
-export const LINE_COPIES: readonly LineCopy[] = [{ report: GLOBAL_VERTICAL_ACCOUNTS, source: 'rpt_global_accounts', table: 'rpt_account_lines' }];
+export const LINE_COPIES: readonly LineCopy[] = [{ report: GLOBAL_VERTICAL_ACCOUNTS, source: 'rpt_global_accounts', table: 'rpt_account_lines', blocks: 'rpt_account_line_blocks' }];
 
 const BY_SOURCE: ReadonlyMap<string, LineCopy> = new Map(LINE_COPIES.map((c) => [c.source, c]));
 
@@ -59,4 +69,16 @@ export function defaultLinePlan(copy: LineCopy, meta: OrgMetadata): Plan {
 export function insertLines(plan: Plan, targetTable: string, sourceTable: string): RawBuilder<unknown> {
   return sql`insert into ${sql.table(targetTable)} (org_id, rid, line)
     select r.org_id, r.rid, ${csvLine(plan)} from ${sql.table(sourceTable)} r where r.org_id = ${plan.orgId} order by r.rid`;
+}
+
+/**
+ * Import: the statement that writes one organization's blocks from its lines in
+ * `linesTable` (the rebuilt lines): each block the lines of its rids, in order, joined by
+ * CRLF (the last line without one; a download ends every block with CRLF).
+ */
+export function insertLineBlocks(orgId: number, targetTable: string, linesTable: string): RawBuilder<unknown> {
+  const block = sql`(l.rid - 1) / ${sql.lit(LINES_PER_BLOCK)}`;
+  return sql`insert into ${sql.table(targetTable)} (org_id, block, lines)
+    select l.org_id, ${block}, string_agg(l.line, ${'\r\n'} order by l.rid) from ${sql.table(linesTable)} l
+    where l.org_id = ${orgId} group by l.org_id, ${block}`;
 }

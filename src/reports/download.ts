@@ -13,14 +13,16 @@
  *   (query.ts `csvBatchQuery`).
  *
  * Either way, a download in the report's default columns reads the lines stored at import
- * when the service says they match its plan (`linesTable`, csv-lines.ts) instead of
- * formatting every cell; on PostgreSQL they travel in COPY's text format, whose escapes
- * `CopyOut` undoes.
+ * when the service says they match its plan (`lines`, csv-lines.ts) instead of formatting
+ * every cell: every row in the default order from the compressed blocks of lines, any
+ * other selection line by line. On PostgreSQL they travel in COPY's text format, whose
+ * escapes `CopyOut` undoes.
  */
 import type { Readable } from 'node:stream';
 import { CompiledQuery, type Kysely } from 'kysely';
-import { boundariesQuery, csvBatchQuery, sortKeys, type QueryPlan } from './query.js';
-import { copyBatchQuery, copyStatement, copySupported, lastRidQuery, type Boundary, type CopyBatch } from './query-csv.js';
+import { boundariesQuery, csvBatchQuery, isWholeTable, sortKeys, type QueryPlan } from './query.js';
+import { blockBatchQuery, copyBatchQuery, copyStatement, copySupported, lastBlockQuery, lastRidQuery, type Boundary, type CopyBatch } from './query-csv.js';
+import { LINES_PER_BLOCK, type LineCopy } from './csv-lines.js';
 import { csvStream } from './render/csv.js';
 import type { Database } from '../db/database.js';
 
@@ -34,12 +36,17 @@ const COPY_AHEAD = 2;
  * The CSV stream of a plan: the header row, then the rows in the plan's order, from the
  * database the service runs on (COPY on PostgreSQL, ready-line batches on PGlite).
  */
-export function downloadStream(database: Pick<Database, 'db' | 'engine'>, p: QueryPlan, options: { batchRows?: number; linesTable?: string | undefined } = {}): Readable {
+export function downloadStream(database: Pick<Database, 'db' | 'engine'>, p: QueryPlan, options: { batchRows?: number; lines?: LineCopy | undefined } = {}): Readable {
   const db = database.db as Kysely<any>;
-  const { linesTable } = options;
+  const { lines } = options;
+  const postgres = database.engine === 'postgres';
   async function* body(): AsyncGenerator<Buffer> {
-    if (database.engine === 'postgres' && copySupported(p)) yield* copyBatches(db, p, options.batchRows ?? COPY_BATCH, linesTable);
-    else yield* lineBatches(db, p, options.batchRows ?? CSV_BATCH, linesTable);
+    if (lines && isWholeTable(p)) {
+      // Whole blocks per batch: at least one, else about batchRows lines.
+      const blocks = Math.max(1, Math.round((options.batchRows ?? (postgres ? COPY_BATCH : CSV_BATCH)) / LINES_PER_BLOCK));
+      yield* postgres ? copyBlocks(db, p, blocks, lines.blocks) : selectBlocks(db, p, blocks, lines.blocks);
+    } else if (postgres && copySupported(p)) yield* copyBatches(db, p, options.batchRows ?? COPY_BATCH, lines?.table);
+    else yield* lineBatches(db, p, options.batchRows ?? CSV_BATCH, lines?.table);
   }
   return csvStream(p, body());
 }
@@ -59,19 +66,45 @@ async function* lineBatches(db: Kysely<any>, p: QueryPlan, batchRows: number, li
 
 async function* copyBatches(db: Kysely<any>, p: QueryPlan, batchRows: number, linesTable: string | undefined): AsyncGenerator<Buffer> {
   const ends = await boundaries(db, p, batchRows);
+  yield* copyAhead(
+    db,
+    ends.map((end, i) => copyBatchQuery(p, ends[i - 1] ?? null, end, batchRows, linesTable)),
+  );
+}
+
+/** Every row in the default order from the stored blocks, `blocks` blocks per COPY. */
+async function* copyBlocks(db: Kysely<any>, p: QueryPlan, blocks: number, table: string): AsyncGenerator<Buffer> {
+  const [row] = (await lastBlockQuery(p, table).execute(db)).rows as Array<{ last: string | null }>;
+  if (row?.last == null) return;
+  const batches: CopyBatch[] = [];
+  for (let from = 0n, last = BigInt(row.last); from <= last; from += BigInt(blocks)) batches.push(blockBatchQuery(p, table, from, from + BigInt(blocks)));
+  yield* copyAhead(db, batches);
+}
+
+/** The batches' COPY output in order, COPY_AHEAD of them running at a time, each started only when the client has taken the ones before the previous. */
+async function* copyAhead(db: Kysely<any>, batches: readonly CopyBatch[]): AsyncGenerator<Buffer> {
   const started: Array<Promise<Buffer[]>> = [];
   const start = (i: number) => {
-    const { query, format } = copyBatchQuery(p, ends[i - 1] ?? null, ends[i]!, batchRows, linesTable);
+    const { query, format } = batches[i]!;
     const batch = copyRows(db, copyStatement(db, query, format), format);
     // A batch still running when the client goes away finishes unread; its failure is nobody's.
     batch.catch(() => undefined);
     started.push(batch);
   };
-  for (let i = 0; i < ends.length; i++) {
-    while (started.length < Math.min(i + COPY_AHEAD, ends.length)) start(started.length);
+  for (let i = 0; i < batches.length; i++) {
+    while (started.length < Math.min(i + COPY_AHEAD, batches.length)) start(started.length);
     const chunks = await started[i]!;
     started[i] = DONE;
     yield* chunks;
+  }
+}
+
+/** PGlite: every row in the default order from the stored blocks, `blocks` blocks per select. */
+async function* selectBlocks(db: Kysely<any>, p: QueryPlan, blocks: number, table: string): AsyncGenerator<Buffer> {
+  for (let from = 0n; ; from += BigInt(blocks)) {
+    const rows = (await blockBatchQuery(p, table, from, from + BigInt(blocks)).query.execute(db)).rows as Array<{ lines: string }>;
+    if (rows.length === 0) return;
+    yield Buffer.from(`${rows.map((r) => r.lines).join('\r\n')}\r\n`);
   }
 }
 

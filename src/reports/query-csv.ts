@@ -99,6 +99,21 @@ export function lastRidQuery(plan: Plan): Sql | null {
   return sql`select max(r.rid)::text as k0 from ${relation(plan).from} where ${whereClause(plan)}`;
 }
 
+/** The last block of the plan's organization in a table of line blocks (csv-lines.ts); `last` null: no rows. */
+export function lastBlockQuery(plan: Plan, table: string): Sql {
+  return sql`select max(b.block)::text as last from ${sql.table(table)} b where b.org_id = ${plan.orgId}`;
+}
+
+/**
+ * Blocks `from` up to `to` (exclusive) of the plan's organization, in order: every row of
+ * a whole-table plan (`isWholeTable`) in its default order, a block's lines joined by
+ * CRLF. Text format, like single stored lines.
+ */
+export function blockBatchQuery(plan: Plan, table: string, from: bigint, to: bigint): CopyBatch {
+  const query = sql`select b.lines from ${sql.table(table)} b where b.org_id = ${plan.orgId} and b.block >= ${from.toString()} and b.block < ${to.toString()} order by b.block`;
+  return { query, format: 'text' };
+}
+
 /**
  * `copy (<query>) to stdout ...` with every parameter written as a literal (COPY takes no
  * parameters), in CSV format (cells) or in text format (one column of stored lines).

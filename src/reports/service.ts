@@ -276,7 +276,7 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
       const p = await plan(call, { ...paging(call.query), page: 0 });
       const date = new Date(deps.clock()).toISOString().slice(0, 10);
       const lines = lineCopyFor(db, p, p.pre.csvFormats);
-      return { filename: `${p.report.id}-${date}.csv`, stream: downloadStream(deps.database, p, { linesTable: lines?.table }) };
+      return { filename: `${p.report.id}-${date}.csv`, stream: downloadStream(deps.database, p, { lines }) };
     },
 
     async dashboard(call) {

@@ -15,7 +15,7 @@ import { fixtureApp, NOW, type FixtureApp } from '../helpers/fixture-app.js';
 import { ORG } from '../fixtures/small-bundle.js';
 import { csvCell, csvField } from '../../src/reports/render/csv.js';
 import { downloadStream, unescapeText } from '../../src/reports/download.js';
-import { defaultLinePlan, insertLines, LINE_COPIES, lineCopyFor, lineFingerprint } from '../../src/reports/csv-lines.js';
+import { defaultLinePlan, insertLineBlocks, insertLines, LINE_COPIES, LINES_PER_BLOCK, lineCopyFor, lineFingerprint, type LineCopy } from '../../src/reports/csv-lines.js';
 import { buildPrecomputed } from '../../src/reports/precomputed.js';
 import { csvBatchQuery } from '../../src/reports/query.js';
 import { reportById } from '../../src/reports/catalog/index.js';
@@ -126,13 +126,13 @@ async function assertServiceDownloads(f: FixtureApp, cases: ReadonlyArray<[strin
 }
 
 /** Every case streamed by downloadStream in batches of each size gives the reference bytes. */
-async function assertBatchedDownloads(f: FixtureApp, orgId: number, cases: ReadonlyArray<[string, object]>, sizes: number[], linesTable?: string): Promise<void> {
+async function assertBatchedDownloads(f: FixtureApp, orgId: number, cases: ReadonlyArray<[string, object]>, sizes: number[], lines?: LineCopy): Promise<void> {
   for (const [query, body] of cases) {
     const plan = await planOf(f, orgId, query, body);
     const expected = await expectedCsv(f, query, body);
     for (const batchRows of sizes) {
       const chunks: Buffer[] = [];
-      for await (const c of downloadStream(f.database, plan, { batchRows, linesTable })) chunks.push(c as Buffer);
+      for await (const c of downloadStream(f.database, plan, { batchRows, lines })) chunks.push(c as Buffer);
       assert.equal(Buffer.concat(chunks).toString('utf8'), expected, `${query} ${JSON.stringify(body)} in batches of ${batchRows}`);
     }
   }
@@ -182,6 +182,11 @@ for (const engine of engines) {
     const copy = LINE_COPIES[0]!;
     const linesOf = async (org: number) =>
       (await sql<{ line: string }>`select line from rpt_account_lines where org_id = ${org} order by rid`.execute(f.database.db)).rows.map((r) => r.line);
+    const blocksOf = async (org: number) =>
+      (await sql<{ block: string; lines: string }>`select block::text, lines from rpt_account_line_blocks where org_id = ${org} order by block`.execute(f.database.db)).rows;
+    /** The blocks the lines make: block b holds lines b * LINES_PER_BLOCK + 1 onwards, joined by CRLF. */
+    const expectedBlocks = (lines: string[]) =>
+      Array.from({ length: Math.ceil(lines.length / LINES_PER_BLOCK) }, (_, b) => ({ block: String(b), lines: lines.slice(b * LINES_PER_BLOCK, (b + 1) * LINES_PER_BLOCK).join('\r\n') }));
 
     before(async () => {
       f = await fixtureApp(engine, { reports: { pageCacheRows: 0 } });
@@ -189,7 +194,7 @@ for (const engine of engines) {
     });
     after(() => f.close());
 
-    test('the import writes, for every organization, the line of every report row and the fingerprint of the SQL it used', async () => {
+    test('the import writes, for every organization, the line of every report row, their blocks and the fingerprint of the SQL it used', async () => {
       const db = f.database.db;
       const orgs = (await db.selectFrom('orgs').select('id').orderBy('id').execute()).map((o) => o.id);
       let withRows = 0;
@@ -199,6 +204,7 @@ for (const engine of engines) {
         // The lines the download would format from the report rows, in the same order.
         const formatted = (await csvBatchQuery(plan, null, 1_000_000).execute(db)).rows.map((r) => (r as { line: string }).line);
         assert.deepEqual(await linesOf(org), formatted, `organization ${org}`);
+        assert.deepEqual(await blocksOf(org), expectedBlocks(formatted), `blocks of organization ${org}`);
         if (formatted.length > 0) withRows++;
         const format = await db.selectFrom('rpt_csv_formats' as never).select('format' as never).where('org_id' as never, '=', org as never).where('tbl' as never, '=', 'rpt_global_accounts' as never).executeTakeFirst();
         assert.equal((format as { format?: string } | undefined)?.format, lineFingerprint(db, plan), `organization ${org}`);
@@ -215,18 +221,30 @@ for (const engine of engines) {
       assert.equal(lineCopyFor(db, await planOf(f, orgId, '', { columns: ['account_name', 'city'] }), formats), undefined, 'other columns');
       assert.equal(lineCopyFor(db, plan, new Map([['rpt_global_accounts', 'written by other code']])), undefined, 'another fingerprint');
       assert.equal(lineCopyFor(db, plan, new Map()), undefined, 'no lines');
-      // Through the service: a marked line shows that the download read it.
+      // Through the service: a marked line or block shows what the download read. Every row in
+      // the default order comes from the blocks, a filtered or sorted download from the lines.
       const { rid } = (await sql<{ rid: number }>`select min(rid)::int as rid from rpt_account_lines where org_id = ${orgId}`.execute(db)).rows[0]!;
       const original = (await sql<{ line: string }>`select line from rpt_account_lines where org_id = ${orgId} and rid = ${rid}`.execute(db)).rows[0]!.line;
+      const block = (await sql<{ lines: string }>`select lines from rpt_account_line_blocks where org_id = ${orgId} and block = 0`.execute(db)).rows[0]!.lines;
       await sql`update rpt_account_lines set line = 'marked,line' where org_id = ${orgId} and rid = ${rid}`.execute(db);
+      await sql`update rpt_account_line_blocks set lines = ${`marked,block\r\n${block}`} where org_id = ${orgId} and block = 0`.execute(db);
       try {
-        const res = await f.call('POST', `${GVA}/download`, {});
-        assert.equal(res.statusCode, 200, res.body);
-        assert.equal(res.body.split('\r\n')[1], 'marked,line');
+        const whole = await f.call('POST', `${GVA}/download`, {});
+        assert.equal(whole.statusCode, 200, whole.body);
+        assert.deepEqual(whole.body.split('\r\n').slice(1, 3), ['marked,block', original], 'every row: the blocks');
+        const { name } = (await sql<{ name: string }>`select account_name as name from rpt_global_accounts where org_id = ${orgId} and rid = ${rid}`.execute(db)).rows[0]!;
+        const sorted = await f.call('POST', `${GVA}/download?sort=account_name,asc`, {});
+        const filtered = await f.call('POST', `${GVA}/download`, { filters: { account_name: name } });
+        for (const res of [sorted, filtered]) {
+          assert.equal(res.statusCode, 200, res.body);
+          assert.ok(!res.body.includes('marked,block'), 'a sort or a filter reads single lines');
+        }
+        assert.ok(filtered.body.split('\r\n').includes('marked,line'), 'a filtered download reads the lines');
         const chosen = await f.call('POST', `${GVA}/download`, { columns: ['account_name', 'city'] });
-        assert.ok(!chosen.body.includes('marked,line'), 'a column selection formats its cells');
+        assert.ok(!chosen.body.includes('marked,'), 'a column selection formats its cells');
       } finally {
         await sql`update rpt_account_lines set line = ${original} where org_id = ${orgId} and rid = ${rid}`.execute(db);
+        await sql`update rpt_account_line_blocks set lines = ${block} where org_id = ${orgId} and block = 0`.execute(db);
       }
     });
 
@@ -234,9 +252,15 @@ for (const engine of engines) {
       before(async () => {
         // Rows written straight into the report table, then their lines and figures rebuilt as the import does.
         const db = f.database.db;
+        // Twice: more rows than one block holds.
+        await insertAwkwardRows(db);
         await insertAwkwardRows(db);
         await sql`delete from rpt_account_lines where org_id = ${orgId}`.execute(db);
         await insertLines(defaultLinePlan(copy, await loadOrgMetadata(db, orgId)), 'rpt_account_lines', 'rpt_global_accounts').execute(db);
+        await sql`delete from rpt_account_line_blocks where org_id = ${orgId}`.execute(db);
+        await insertLineBlocks(orgId, 'rpt_account_line_blocks', 'rpt_account_lines').execute(db);
+        const blocks = (await sql<{ n: number }>`select count(*)::int as n from rpt_account_line_blocks where org_id = ${orgId}`.execute(db)).rows[0]!.n;
+        assert.ok(blocks >= 2, `the awkward rows span more than one block (${blocks})`);
         await buildPrecomputed(db);
         await sql`update service_state set value = (value::bigint + 1)::text where key = 'data_version'`.execute(db);
       });
@@ -245,8 +269,9 @@ for (const engine of engines) {
         await assertServiceDownloads(f, CASES);
       });
 
-      test('from the lines in batches of any size: the reference bytes', async () => {
-        await assertBatchedDownloads(f, orgId, CASES.slice(0, 6), [1, 7, 50, 10_000], 'rpt_account_lines');
+      test('from the lines and their blocks in batches of any size: the reference bytes', async () => {
+        // Every row in the default order ('') reads the blocks: batches of one block to all of them.
+        await assertBatchedDownloads(f, orgId, CASES.slice(0, 6), [1, 7, 50, 200, 10_000], copy);
       });
     });
   });
