@@ -23,6 +23,7 @@ import { ANALYZED_IN_IMPORT, materialize } from './materialize.js';
 import { copyInto, type CopyWriter } from './copy-into.js';
 import { stagingColumns } from './copy-format.js';
 import { parseBundle } from './parse-bundle.js';
+import { releaseWal } from './release-wal.js';
 import { analyzeStagingTable, createStagingTable, dropStagingTables, stagingTable } from './stage.js';
 import type { CustomType } from './validate-record.js';
 
@@ -142,6 +143,7 @@ export async function importBundle(database: Database, dir: string, options: Imp
         const file = files[current.index]!;
         await current.writer.end();
         await analyzeStagingTable(trx, file.spec);
+        await releaseWal(trx, database.engine);
         options.onStep?.(`stage ${file.spec.name}`, performance.now() - current.started);
         doneBytes += file.bytes;
         options.onProgress?.({ file: file.file, lines: lastLines, bytes: doneBytes, totalBytes });
@@ -179,7 +181,10 @@ export async function importBundle(database: Database, dir: string, options: Imp
       options.onPhase?.('loading');
       counts = [];
       await withoutForeignKeyTriggers(trx, async () => {
-        for (const file of files) counts.push(await timed(`upsert ${file.spec.name}`, () => loadEntity(trx, file.spec)));
+        for (const file of files) {
+          counts.push(await timed(`upsert ${file.spec.name}`, () => loadEntity(trx, file.spec)));
+          await releaseWal(trx, database.engine);
+        }
       });
       await dropStagingTables(trx, ENTITIES);
       options.onPhase?.('materializing');

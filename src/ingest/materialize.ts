@@ -18,6 +18,7 @@ import { ANALYZED_REPORT_TABLES, buildPrecomputed } from '../reports/precomputed
 import { ACCOUNT_FACT_COLUMNS } from '../reports/narrow-copies.js';
 import { defaultLinePlan, insertLineBlocks, insertLines, LINE_COPIES, lineFingerprint } from '../reports/csv-lines.js';
 import { loadOrgMetadata } from '../reports/metadata.js';
+import { releaseWal } from './release-wal.js';
 
 type Pairs = ReadonlyArray<readonly [column: string, expression: string]>;
 
@@ -359,19 +360,30 @@ export async function materialize(db: Kysely<any>, engine: Engine): Promise<void
     // `including compression`: the line blocks are compressed with lz4 where the server has it (migration 0012).
     await sql.raw(`create table ${table}${NEXT} (like ${table} including defaults including compression)`).execute(db);
   }
-  await buildGlobalAccounts(db, keys);
-  await buildCsvLines(db);
-  await buildGlobalOpportunities(db, keys);
-  await buildAttributionEvents(db, keys);
-  await buildPipelineAttribution(db, keys);
-  await buildConnectedPartners(db, keys);
-  await buildMatchedAccounts(db, keys);
+  // Each build writes gigabytes at scale: PGlite's WAL is released between them (release-wal.ts).
+  const steps = [
+    () => buildGlobalAccounts(db, keys),
+    () => buildCsvLines(db),
+    () => buildGlobalOpportunities(db, keys),
+    () => buildAttributionEvents(db, keys),
+    () => buildPipelineAttribution(db, keys),
+    () => buildConnectedPartners(db, keys),
+    () => buildMatchedAccounts(db, keys),
+  ];
+  for (const step of steps) {
+    await step();
+    await releaseWal(db, engine);
+  }
   for (const t of TEMPORARY_TABLES) await sql.raw(`drop table if exists ${t}`).execute(db);
   // Indexes after the bulk insert (cheaper than maintaining them row by row), then the swap.
-  for (const table of REPORT_TABLES) await sql.raw(`alter table ${table}${NEXT} add primary key (${PRIMARY_KEYS[table] ?? 'org_id, rid'})`).execute(db);
+  for (const table of REPORT_TABLES) {
+    await sql.raw(`alter table ${table}${NEXT} add primary key (${PRIMARY_KEYS[table] ?? 'org_id, rid'})`).execute(db);
+    await releaseWal(db, engine);
+  }
   for (const [name, definition] of REPORT_INDEXES) {
     const space = definition.indexOf(' ');
     await sql.raw(`create index ${name}${NEXT} on ${definition.slice(0, space)}${NEXT} ${definition.slice(space + 1)}`).execute(db);
+    await releaseWal(db, engine);
   }
   for (const table of REPORT_TABLES) {
     await sql.raw(`drop table ${table}`).execute(db);
