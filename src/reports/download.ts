@@ -40,13 +40,15 @@ export function downloadStream(database: Pick<Database, 'db' | 'engine'>, p: Que
   const db = database.db as Kysely<any>;
   const { lines } = options;
   const postgres = database.engine === 'postgres';
+  const copy = postgres && copySupported(p);
+  const batchRows = options.batchRows ?? (copy ? COPY_BATCH : CSV_BATCH);
   async function* body(): AsyncGenerator<Buffer> {
     if (lines && isWholeTable(p)) {
       // Whole blocks per batch: at least one, else about batchRows lines.
-      const blocks = Math.max(1, Math.round((options.batchRows ?? (postgres ? COPY_BATCH : CSV_BATCH)) / LINES_PER_BLOCK));
+      const blocks = Math.max(1, Math.round(batchRows / LINES_PER_BLOCK));
       yield* postgres ? copyBlocks(db, p, blocks, lines.blocks) : selectBlocks(db, p, blocks, lines.blocks);
-    } else if (postgres && copySupported(p)) yield* copyBatches(db, p, options.batchRows ?? COPY_BATCH, lines?.table);
-    else yield* lineBatches(db, p, options.batchRows ?? CSV_BATCH, lines?.table);
+    } else if (copy) yield* copyBatches(db, p, batchRows, lines?.table);
+    else yield* lineBatches(db, p, batchRows, lines?.table);
   }
   return csvStream(p, body());
 }

@@ -37,7 +37,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
  * usual packages; it decompresses several times faster than the default pglz). Without
  * it the column keeps pglz: a savepoint keeps the failed ALTER from ending the transaction.
  */
-export async function preferLz4(db: Kysely<unknown>, table: string, column: string): Promise<void> {
+async function preferLz4(db: Kysely<unknown>, table: string, column: string): Promise<void> {
   await sql`savepoint prefer_lz4`.execute(db);
   try {
     await sql.raw(`alter table ${table} alter column ${column} set compression lz4`).execute(db);
