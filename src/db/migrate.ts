@@ -16,6 +16,7 @@ import * as csvLines from './migrations/0009-csv-lines.js';
 import * as fillNarrowCopies from './migrations/0010-fill-narrow-copies.js';
 import * as accountFactsName from './migrations/0011-account-facts-name.js';
 import * as csvLineBlocks from './migrations/0012-csv-line-blocks.js';
+import * as attributionFactsCreated from './migrations/0013-attribution-facts-created.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-domain': domain,
@@ -30,6 +31,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0010-fill-narrow-copies': fillNarrowCopies,
   '0011-account-facts-name': accountFactsName,
   '0012-csv-line-blocks': csvLineBlocks,
+  '0013-attribution-facts-created': attributionFactsCreated,
 };
 
 class StaticProvider implements MigrationProvider {

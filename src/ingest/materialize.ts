@@ -316,6 +316,8 @@ const REPORT_INDEXES: ReadonlyArray<readonly [name: string, definition: string]>
   ['rpt_attribution_links_opp', 'rpt_attribution_links (org_id, opp_rid)'],
   ['rpt_attribution_links_scope', 'rpt_attribution_links (org_id, partner_org_id, event_date)'],
   ['rpt_attribution_facts_scope', 'rpt_attribution_facts (org_id, event_date)'],
+  // Pins "last N days" creation-date windows to a stored date (src/reports/date-windows.ts).
+  ['rpt_attribution_facts_created', 'rpt_attribution_facts (org_id, opp_created_date)'],
   ['rpt_attribution_events_scope', 'rpt_attribution_events (org_id, partner_org_id, event_date)'],
   ['rpt_event_facts_scope', 'rpt_event_facts (org_id, event_date)'],
   ['rpt_matched_accounts_partner', 'rpt_matched_accounts (org_id, partner_org_id, rid)'],

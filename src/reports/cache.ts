@@ -69,22 +69,26 @@ export async function cached<T>(cache: FigureCache, key: string, compute: () => 
 const JSON_TEXT = Symbol('JSON text');
 
 /**
- * Marks a value that never changes again (a cached page) so that its JSON text is made
- * once, by the first jsonOf, and kept with it (a property JSON.stringify does not see).
+ * An answer that never changes again (a rendered page), held as its JSON text alone: the
+ * route sends the text as it is (jsonOf), and the objects it was written from can go.
  */
-export function keepsJson<T extends object>(value: T): T {
-  Object.defineProperty(value, JSON_TEXT, { value: undefined, writable: true, enumerable: false });
-  return value;
+export interface JsonText {
+  readonly [JSON_TEXT]: string;
 }
 
-/** JSON.stringify(value), made only once for a value marked by keepsJson. */
+export function jsonText(text: string): JsonText {
+  const value = {};
+  Object.defineProperty(value, JSON_TEXT, { value: text, enumerable: false });
+  return value as JsonText;
+}
+
+/** The JSON text of an answer: JSON.stringify(value), or the text a JsonText holds. */
 export function jsonOf(value: unknown): string {
-  if (typeof value !== 'object' || value === null || !(JSON_TEXT in value)) return JSON.stringify(value);
-  const slot = value as { [JSON_TEXT]?: string };
-  return (slot[JSON_TEXT] ??= JSON.stringify(value));
+  if (typeof value === 'object' && value !== null && JSON_TEXT in value) return (value as JsonText)[JSON_TEXT];
+  return JSON.stringify(value);
 }
 
-/** Whether keepsJson marked the value (it never changes, so it may be answered again as is). */
-export function isKept(value: unknown): value is object {
+/** Whether the value is a JsonText (it never changes, so it may be answered again as is). */
+export function isKept(value: unknown): value is JsonText {
   return typeof value === 'object' && value !== null && JSON_TEXT in value;
 }

@@ -11,7 +11,7 @@ import { badRequest, notFound, type FieldError } from '../server/errors.js';
 import { findReport, filterTypeOf, type ReportDefinition, type ReportId } from './catalog/index.js';
 import { loadOrgMetadata, type OrgMetadata } from './metadata.js';
 import { LRUCache } from 'lru-cache';
-import { cached, cacheKey, keepsJson, memoryFigureCache, singleFlight, type FigureCache } from './cache.js';
+import { cached, cacheKey, jsonText, memoryFigureCache, singleFlight, type FigureCache, type JsonText } from './cache.js';
 import { buildPlan, customColumns, type ChannelOptions, type Plan } from './plan.js';
 import { batchQuery, boundariesQuery, dictionaryValuesQuery, distinctValuesQuery, isAllRows, isWholeTable, rangeQuery, sortKeys, type QueryPlan } from './query.js';
 import { accelerate, countStatement, pageStatement } from './direct-sql.js';
@@ -20,13 +20,14 @@ import { storedName } from './catalog/column.js';
 import { dashboardQueries, runDashboard } from './query-dashboard.js';
 import { parsePaging, parseReportBody, throwIfErrors, type Paging } from './request.js';
 import { downloadStream } from './download.js';
+import { windowPinner } from './date-windows.js';
 import { lineCopyFor } from './csv-lines.js';
 import { serviceStateReader, type ServiceStateReader } from './data-version.js';
 import { renderDashboard, type Dashboard } from './render/dashboard.js';
 import { columnMetadata, type ColumnMetadata } from './render/columns.js';
 import { filterValuesPage, rangeItem, type FilterValuesPage } from './render/filter-values.js';
-import { pageEnvelope, type PageEnvelope } from './render/page.js';
-import { renderRow, type ReportRow } from './render/rows.js';
+import { pageEnvelope } from './render/page.js';
+import { renderRow } from './render/rows.js';
 
 export interface ReportServiceDeps {
   database: Database;
@@ -46,14 +47,17 @@ export interface ReportServiceDeps {
    */
   precomputed?: boolean;
   /**
-   * Size of the page cache in row units (default 10,000; 0 turns it off). Each cached row
-   * counts twice (the row object and its JSON text), so the default holds 5,000 rows of
-   * pages (250 pages of 20). Measured at 65 columns: about 11 KB of server RSS per unit
-   * (50,000 units took the server from 244 to 812 MiB under first-seen requests).
+   * Size of the page cache in rows (default 10,000, 500 pages of 20; 0 turns it off). A
+   * cached page is its JSON text alone: 1.5-4 KB a row at 65 columns.
    */
   pageCacheRows?: number;
   /** The versions reader shared with the access stage (default: one of its own). */
   readState?: ServiceStateReader;
+  /**
+   * Pin "last N days" windows to stored dates (date-windows.ts). Default true; tests turn
+   * it off to prove both give the same answers.
+   */
+  pinWindows?: boolean;
 }
 
 /** Time spent per stage of one request, for the Server-Timing header. */
@@ -86,7 +90,8 @@ export interface EventTypeListing {
 export interface ReportService {
   /** Bumped by every import (caches and ETags key on it). */
   dataVersion(): Promise<string>;
-  records(call: ReportCall): Promise<PageEnvelope<ReportRow>>;
+  /** The page envelope as its JSON text (what the route sends; the text is all a cached page keeps). */
+  records(call: ReportCall): Promise<JsonText>;
   filterData(call: ReportCall): Promise<FilterValuesPage>;
   columns(call: ReportCall): Promise<ColumnMetadata[]>;
   download(call: ReportCall): Promise<{ filename: string; stream: Readable }>;
@@ -144,6 +149,10 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
     return hit;
   };
 
+  // "Last N days" windows pinned to stored dates, so their plans and cache keys hold
+  // from one second to the next (date-windows.ts).
+  const pinWindows = deps.pinWindows === false ? async <P,>(p: P) => p : windowPinner(db);
+
   /** The part of a plan that decides which rows match (not page, order or columns). */
   const rowsKey = (p: Plan) => [p.report.id, p.scope, p.filters.map((f) => [f.column.key, f.filter]), p.search];
 
@@ -163,7 +172,7 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
     const version = call.dataVersion ?? (await dataVersion());
     const [meta, pre] = await Promise.all([metadata(call.caller, version), precomputed(call.caller.orgId, version)]);
     const input = { report: def, meta, body: parseReportBody(call.body), paging, nowSeconds: Math.floor(deps.clock() / 1000) };
-    const built = buildPlan({ ...input, ...(call.channel ? { channel: call.channel } : {}), ...(excludeFilterOn ? { excludeFilterOn } : {}) });
+    const built = await pinWindows(buildPlan({ ...input, ...(call.channel ? { channel: call.channel } : {}), ...(excludeFilterOn ? { excludeFilterOn } : {}) }), version);
     return accelerate(Object.assign(built, { version, pre }), pre);
   }
 
@@ -180,11 +189,11 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
   const boundaryCache = new LRUCache<string, unknown[][]>({ max: 64 });
 
   // Rendered pages per (organization, data version, request): a repeated page, or a page
-  // seen before while the data is unchanged, costs no query, and its JSON text is made
-  // once (keepsJson). Bounded by rows held; a row counts twice, as it is held twice (as
-  // an object and as JSON text), so the bound in memory stays what pageCacheRows says.
+  // seen before while the data is unchanged, costs no query and no rendering. Only the
+  // page's JSON text is kept (the row objects go once it is written: they took about
+  // three times the text's memory), bounded by rows held.
   const pageCacheRows = deps.pageCacheRows ?? 10_000;
-  const pageCache = pageCacheRows > 0 ? new LRUCache<string, PageEnvelope<ReportRow>>({ maxSize: pageCacheRows, sizeCalculation: (page) => 2 * Math.max(1, page.content.length) }) : undefined;
+  const pageCache = pageCacheRows > 0 ? new LRUCache<string, { text: JsonText; rows: number }>({ maxSize: pageCacheRows, sizeCalculation: (page) => Math.max(1, page.rows) }) : undefined;
 
   async function pageRows(p: ServicePlan): Promise<Array<Record<string, unknown>>> {
     const offset = p.page * p.size;
@@ -219,15 +228,15 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
       // The key holds every input of the envelope (the count's rows key and version, and
       // whether the caller asked for a sort, which the default order does not show).
       const hit = pageCache?.get(pageKey);
-      if (hit) return hit;
+      if (hit) return hit.text;
       return flight(pageKey, async () => {
         const [rows, total] = await Promise.all([
           (async () => (await pageRows(p)).map((r) => renderRow(p, r)))(),
           cached(cache, cacheKey('count', p.orgId, p.version, rowsKey(p)), () => count(p), flight),
         ]);
-        const page = keepsJson(pageEnvelope(rows, total, p.page, p.size, p.sorted));
-        pageCache?.set(pageKey, page);
-        return page;
+        const text = jsonText(JSON.stringify(pageEnvelope(rows, total, p.page, p.size, p.sorted)));
+        pageCache?.set(pageKey, { text, rows: rows.length });
+        return text;
       });
     },
 

@@ -70,7 +70,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   // Response schemas document the API (OpenAPI); serialization is plain JSON.stringify so
   // rows keep the key order the caller chose with `columns` (fast-json-stringify would
-  // reorder keys to the schema's order). jsonOf: a cached page's text is made once.
+  // reorder keys to the schema's order). jsonOf: a page is sent as the text it was written to once.
   app.setSerializerCompiler(() => (data) => jsonOf(data));
 
   // A POST with no body at all is treated as `{}` (filterdata and columns accept an

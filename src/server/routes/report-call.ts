@@ -17,7 +17,7 @@ declare module 'fastify' {
 
 /**
  * Answers by ETag. The tag names everything the answer depends on (that is what lets a
- * 304 stand for it), so an answer the service marked as never changing (keepsJson: a
+ * 304 stand for it), so an answer the service marked as never changing (JsonText: a
  * cached page) is answered again to the same tag without planning the request again.
  * Weak references: an answer lives only as long as the service's own cache (or a request)
  * holds it, so this adds no memory of its own beyond the keys. buildApp makes one per app.

@@ -1,0 +1,90 @@
+/**
+ * "Last N days" windows pinned to stored dates (src/reports/date-windows.ts) give exactly
+ * the answers of the unpinned windows, with the clock one second before, at and after
+ * every stored event date and opportunity creation date, on the three attribution
+ * reports; and a repeated request a second later is answered from the cache while no
+ * stored date is crossed, and computed again when one is.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { engines } from '../helpers/engines.js';
+import { fixtureApp, type FixtureApp } from '../helpers/fixture-app.js';
+import { BUNDLE, DAY, ORG } from '../fixtures/small-bundle.js';
+import { createReportService, type ReportCall, type ReportService } from '../../src/reports/service.js';
+import { jsonOf } from '../../src/reports/cache.js';
+import type { Caller } from '../../src/server/access/caller.js';
+
+const DAYS = 100;
+const CONTEXT = { partnerPublicIds: [ORG.ALPHA, ORG.BETA, ORG.GAMMA], eventTypeCodes: ['ACTION_LIST', 'WORKFLOW', 'CRM_UPDATE'] };
+const REQUESTS: Array<[string, object]> = [
+  ['ATTRIBUTION_EVENTS', { context: { ...CONTEXT, dateRangeDays: DAYS } }],
+  ['PIPELINE_ATTRIBUTION_DETAIL', { context: { ...CONTEXT, dateRangeDays: DAYS, oppCreatedDateDays: DAYS } }],
+  ['PIPELINE_ATTRIBUTION_DETAIL', { context: { ...CONTEXT, oppCreatedDateDays: DAYS } }],
+  ['PIPELINE_ATTRIBUTION_SUMMARY', { context: { ...CONTEXT, dateRangeDays: DAYS, oppCreatedDateDays: DAYS } }],
+  ['PIPELINE_ATTRIBUTION_SUMMARY', { context: { ...CONTEXT, dateRangeDays: DAYS } }],
+];
+
+/** Clock values (ms) that put a window's start one second before, at and after each stored date. */
+const DATES = [
+  ...(BUNDLE.events as Array<{ org: string; eventDate: number }>).filter((e) => e.org === ORG.ACME).map((e) => e.eventDate),
+  ...(BUNDLE.opportunities as Array<{ org: string; createdDate: number }>).filter((o) => o.org === ORG.ACME).map((o) => o.createdDate),
+];
+const CLOCKS = [...new Set(DATES.flatMap((d) => [d - 1, d, d + 1]).map((start) => (start + DAYS * DAY) * 1000))].sort((a, b) => a - b);
+
+for (const engine of engines) {
+  describe(`"last N days" windows pinned to stored dates on ${engine.name}`, () => {
+    let f: FixtureApp;
+    let caller: Caller;
+    let now = 0;
+    before(async () => {
+      f = await fixtureApp(engine);
+      const orgId = (await f.database.db.selectFrom('orgs').select('id').where('public_id', '=', ORG.ACME).executeTakeFirstOrThrow()).id;
+      caller = { orgId, orgPublicId: ORG.ACME, userId: null, email: null, role: 'ADMIN', keyId: null, rateKey: 'test' };
+    });
+    after(() => f.close());
+
+    const service = (options: { pinWindows?: boolean; pageCacheRows?: number } = {}) => createReportService({ database: f.database, clock: () => now, ...options });
+    const call = (reportId: string, body: object): ReportCall => ({ caller, reportId, query: { size: '50' }, body: body as Record<string, unknown> });
+    const records = async (s: ReportService, reportId: string, body: object) => JSON.parse(jsonOf(await s.records(call(reportId, body))));
+
+    test('the same rows, totals and dashboards as the unpinned windows, around every stored date, the clock moving either way', async () => {
+      const pinned = service();
+      const plain = service({ pinWindows: false });
+      const totals = new Set<string>();
+      // Forward, then back: a start moving back out of the interval found before is looked up again.
+      for (const clock of [...CLOCKS, ...[...CLOCKS].reverse()]) {
+        now = clock;
+        for (const [report, body] of REQUESTS) {
+          const what = `${report} ${JSON.stringify(body)} at ${clock}`;
+          const [a, b] = await Promise.all([records(pinned, report, body), records(plain, report, body)]);
+          assert.deepEqual(a, b, what);
+          assert.deepEqual(await pinned.dashboard(call(report, body)), await plain.dashboard(call(report, body)), what);
+          totals.add(`${report}:${a.totalElements}`);
+        }
+      }
+      // The clocks cross stored dates: the windows did select different rows along the way.
+      assert.ok(totals.size > REQUESTS.length + 3, `totals vary with the clock (${[...totals].join(' ')})`);
+    });
+
+    test('a second later the answer comes from the cache until the start passes a stored date', async () => {
+      const s = service({ pageCacheRows: 1000 });
+      const [report, body] = REQUESTS[0]!;
+      // ACME's events in the window's partners, by date: E4, E2, E1, E5, E7, E3 (E6's partner is not connected).
+      const dateOf = (id: string) => (BUNDLE.events as Array<{ eventId: string; eventDate: number }>).find((e) => e.eventId === id)!.eventDate;
+      now = (dateOf('E2') + 1 + DAYS * DAY) * 1000;
+      const first = await records(s, report, body);
+      assert.ok(first.totalElements > 1);
+      // Renamed behind the service's back: only a computed answer shows it.
+      await sql`update rpt_attribution_events set event_name = 'renamed' where org_id = ${caller.orgId}`.execute(f.database.db);
+      now += 1000;
+      assert.deepEqual(await records(s, report, body), first, 'one second later: the cached answer');
+      now = (dateOf('E1') + DAYS * DAY) * 1000;
+      assert.deepEqual(await records(s, report, body), first, 'up to the next stored date (E1) itself: the cached answer');
+      now += 1000;
+      const crossed = await records(s, report, body);
+      assert.equal(crossed.totalElements, first.totalElements - 1, 'E1 left the window');
+      assert.ok(crossed.content.every((r: { event_name: string }) => r.event_name === 'renamed'), 'computed again');
+    });
+  });
+}
