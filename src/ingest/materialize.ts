@@ -620,8 +620,8 @@ async function buildPipelineAttribution(db: Kysely<any>, keys: JsonKeys): Promis
 
 /**
  * The ready CSV lines of the reports that keep them (src/reports/csv-lines.ts) and their
- * blocks, one statement each per organization (each has its own custom columns), and the fingerprint of
- * the SQL that wrote them. Built from the rebuilt report rows; the plan's columns depend
+ * blocks, one statement each per organization (each has its own custom columns), and the
+ * fingerprint of the SQL that wrote them. Built from the rebuilt report rows; the plan's columns depend
  * only on the organization's custom fields, which are already imported (the metadata's
  * partner list still comes from the live tables, and the line plan does not use it).
  */

@@ -89,6 +89,6 @@ export function jsonOf(value: unknown): string {
 }
 
 /** Whether the value is a JsonText (it never changes, so it may be answered again as is). */
-export function isKept(value: unknown): value is JsonText {
+export function isJsonText(value: unknown): value is JsonText {
   return typeof value === 'object' && value !== null && JSON_TEXT in value;
 }

@@ -11,19 +11,22 @@
 import { sql, type Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import type { Plan, Scope } from './plan.js';
+import { narrowCopyOf } from './narrow-copies.js';
+import { scopedTable, WINDOW_COLUMNS } from './query.js';
 
-type WindowKey = 'eventDate' | 'oppCreatedDate';
-
-/** Per report table: the table holding the same rows' context dates, and their columns. */
-const DATE_SOURCES: Readonly<Record<string, { table: string; columns: Partial<Record<WindowKey, string>> }>> = {
-  rpt_attribution_events: { table: 'rpt_event_facts', columns: { eventDate: 'event_date' } },
-  rpt_attribution_links: { table: 'rpt_attribution_facts', columns: { eventDate: 'event_date', oppCreatedDate: 'opp_created_date' } },
-  // The pipeline summary scopes the links it counts (query.ts relation), read from the facts.
-  rpt_new_opportunities: { table: 'rpt_attribution_facts', columns: { eventDate: 'event_date', oppCreatedDate: 'opp_created_date' } },
-};
+/**
+ * Where a plan's window dates are looked up: the table its scope conditions filter
+ * (query.ts scopedTable), or its narrow copy when that holds the column (same rows, with
+ * an (org_id, date) index).
+ */
+function datesTable(plan: Plan, column: string): string {
+  const table = scopedTable(plan);
+  const copy = narrowCopyOf(table);
+  return copy?.columns.has(column) ? copy.table : table;
+}
 
 /** A start that selects nothing: no stored date is at or after it (plan.ts epochBound's largest bound). */
-export const NOTHING_AFTER = Number.MAX_SAFE_INTEGER;
+const NOTHING_AFTER = Number.MAX_SAFE_INTEGER;
 
 /**
  * Every start in (after, pin] pins to `pin`: `after` is the latest stored date before the
@@ -57,15 +60,13 @@ export function windowPinner(db: Kysely<any>): WindowPinner {
     return found.pin;
   };
   return async (plan, version) => {
-    const source = DATE_SOURCES[plan.report.table];
-    if (!source) return plan;
     let scope: Scope | undefined;
     for (const key of ['eventDate', 'oppCreatedDate'] as const) {
       const window = plan.scope[key];
-      const column = source.columns[key];
-      if (!window || !column || window.min === null || window.max !== null) continue;
+      if (!window || window.min === null || window.max !== null) continue;
+      const column = WINDOW_COLUMNS[key];
       scope ??= { ...plan.scope };
-      scope[key] = { min: await lookup(source.table, column, plan.orgId, window.min, version), max: null };
+      scope[key] = { min: await lookup(datesTable(plan, column), column, plan.orgId, window.min, version), max: null };
     }
     return scope ? Object.assign(plan, { scope }) : plan;
   };

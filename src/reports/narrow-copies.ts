@@ -60,6 +60,9 @@ export const NARROW_COPIES: readonly NarrowCopy[] = [
 
 const BY_SOURCE: ReadonlyMap<string, NarrowCopy> = new Map(NARROW_COPIES.map((c) => [c.source, c]));
 
+/** The narrow copy of a report table, if it has one. */
+export const narrowCopyOf = (table: string): NarrowCopy | undefined => BY_SOURCE.get(table);
+
 /**
  * The narrow copy that holds every condition of the plan (scope and filter columns) and
  * the further `columns` a query reads, if any. Only reports read from their own table

@@ -73,13 +73,26 @@ const SUMMARY_COUNTERS = `
   count(*) as total_attribution_events,
   count(distinct l.partner_org_id) as total_partners`;
 
+/** The stored column each context date window applies to. */
+export const WINDOW_COLUMNS = { eventDate: 'event_date', oppCreatedDate: 'opp_created_date' } as const;
+
+/**
+ * The table whose rows the scope conditions filter: the report's own, except for the
+ * pipeline summary, whose context scopes the links it counts (relation below).
+ */
+export function scopedTable(plan: Pick<Plan, 'report'>): string {
+  return plan.report.shape === 'summary' ? 'rpt_attribution_facts' : plan.report.table;
+}
+
 /** Scope predicates over alias `a` (tenant first, then what context/channel select). */
 export function scopeConditions(orgId: number, scope: Scope, a: string): Sql[] {
   const col = (name: string) => sql.raw(`${a}.${name}`);
   const out: Sql[] = [sql`${col('org_id')} = ${orgId}`];
   if (scope.partnerOrgIds) out.push(sql`${col('partner_org_id')} = any(${[...scope.partnerOrgIds]}::int[])`);
   if (scope.eventTypeCodes) out.push(sql`${col('event_type_code')} = any(${[...scope.eventTypeCodes]}::text[])`);
-  for (const [name, window] of [['event_date', scope.eventDate], ['opp_created_date', scope.oppCreatedDate]] as const) {
+  for (const key of ['eventDate', 'oppCreatedDate'] as const) {
+    const window = scope[key];
+    const name = WINDOW_COLUMNS[key];
     if (!window) continue;
     if (window.min !== null) out.push(sql`${col(name)} >= ${window.min}`);
     if (window.max !== null) out.push(sql`${col(name)} <= ${window.max}`);
@@ -101,7 +114,7 @@ export function relation(plan: Pick<Plan, 'report' | 'orgId' | 'scope'>): { from
   if (plan.report.shape === 'summary') {
     const linkScope = and(scopeConditions(plan.orgId, plan.scope, 'l'));
     const from = sql`(select o.*, ${sql.raw(['action_lists_created_count', 'action_list_downloads_count', 'workflows_initiated_count', 'workflow_intros_completed_count', 'total_attribution_events', 'total_partners'].map((c) => `c.${c}`).join(', '))}
-    from (select l.opp_rid, ${sql.raw(SUMMARY_COUNTERS)} from rpt_attribution_facts l where ${linkScope} group by l.opp_rid) c
+    from (select l.opp_rid, ${sql.raw(SUMMARY_COUNTERS)} from ${sql.raw(scopedTable(plan))} l where ${linkScope} group by l.opp_rid) c
     join rpt_new_opportunities o on o.org_id = ${plan.orgId} and o.rid = c.opp_rid) r`;
     return { from, where: [] };
   }

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import type { ReportCall, ReportService, StageTiming } from '../../reports/service.js';
-import { isKept } from '../../reports/cache.js';
+import { isJsonText } from '../../reports/cache.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -83,7 +83,7 @@ export async function runReport<T>(
     // Only successful answers get a tag, so a 304 can never stand for an error.
     if (etag) {
       reply.header('etag', etag);
-      if (answers && isKept(result)) answers.set(etag, new WeakRef(result));
+      if (answers && isJsonText(result)) answers.set(etag, new WeakRef(result));
     }
     return result;
   } finally {
