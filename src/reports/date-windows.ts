@@ -37,19 +37,45 @@ interface Interval {
   pin: number;
 }
 
-export type WindowPinner = <P extends Plan>(plan: P, dataVersion: string) => Promise<P>;
+/**
+ * The clock seconds over which a plan's windows stay exactly as they are: every `now` in
+ * (after, until]. `key` names the windows in effect; a route's ETag names it instead of
+ * the current second (report-call.ts), so a repeat is a 304 until a window moves.
+ */
+export interface WindowValidity {
+  key: string;
+  after: number;
+  until: number;
+}
+
+/** No window that moves with the clock: the plan holds for every second. */
+export const ALWAYS: WindowValidity = { key: '', after: -Infinity, until: Infinity };
+
+export type WindowPinner = <P extends Plan>(plan: P, dataVersion: string, nowSeconds: number) => Promise<{ plan: P; validity: WindowValidity }>;
+
+const WINDOW_KEYS = ['eventDate', 'oppCreatedDate'] as const;
+
+/** An open-ended window: its start counts back from now (a day count, plan.ts dateWindow). */
+const isRelative = (w: Scope['eventDate']): w is { min: number; max: null } => !!w && w.min !== null && w.max === null;
+
+/** Without pinning, a relative window's start moves every second: its plan holds for that second alone. */
+export const unpinnedWindows: WindowPinner = async (plan, _version, nowSeconds) => {
+  const mins = WINDOW_KEYS.filter((k) => isRelative(plan.scope[k])).map((k) => `${k}:${plan.scope[k]!.min}`);
+  return { plan, validity: mins.length ? { key: mins.join(','), after: nowSeconds - 1, until: nowSeconds } : ALWAYS };
+};
 
 /**
- * Pins the start of every open-ended window (a day count: `max` null) of the plan; other
- * windows are fixed already. One statement of two index probes per window and data
- * version, then none while the start stays inside the interval it found.
+ * Pins the start of every open-ended window of the plan; other windows are fixed already.
+ * One statement of two index probes per window and data version, then none while the
+ * start stays inside the interval it found. A window counting d seconds back keeps its
+ * pin while now - d stays in (after, pin], that is for now in (after + d, pin + d].
  */
 export function windowPinner(db: Kysely<any>): WindowPinner {
   const intervals = new LRUCache<string, Interval>({ max: 10_000 });
-  const lookup = async (table: string, column: string, orgId: number, start: number, version: string): Promise<number> => {
+  const lookup = async (table: string, column: string, orgId: number, start: number, version: string): Promise<Interval> => {
     const key = `${orgId}:${version}:${table}.${column}`;
     const known = intervals.get(key);
-    if (known && (known.after === null || start > known.after) && start <= known.pin) return known.pin;
+    if (known && (known.after === null || start > known.after) && start <= known.pin) return known;
     const t = sql.table(table);
     const c = sql.ref(column);
     const { rows } = await sql<{ pin: number | null; after: number | null }>`select
@@ -57,17 +83,24 @@ export function windowPinner(db: Kysely<any>): WindowPinner {
         (select max(${c}) from ${t} where org_id = ${orgId} and ${c} < ${start}) as after`.execute(db);
     const found = { after: rows[0]?.after ?? null, pin: rows[0]?.pin ?? NOTHING_AFTER };
     intervals.set(key, found);
-    return found.pin;
+    return found;
   };
-  return async (plan, version) => {
+  return async (plan, version, nowSeconds) => {
     let scope: Scope | undefined;
-    for (const key of ['eventDate', 'oppCreatedDate'] as const) {
+    const validity = { ...ALWAYS };
+    const pins: string[] = [];
+    for (const key of WINDOW_KEYS) {
       const window = plan.scope[key];
-      if (!window || window.min === null || window.max !== null) continue;
+      if (!isRelative(window)) continue;
       const column = WINDOW_COLUMNS[key];
+      const { after, pin } = await lookup(datesTable(plan, column), column, plan.orgId, window.min, version);
       scope ??= { ...plan.scope };
-      scope[key] = { min: await lookup(datesTable(plan, column), column, plan.orgId, window.min, version), max: null };
+      scope[key] = { min: pin, max: null };
+      pins.push(`${key}:${pin}`);
+      const back = nowSeconds - window.min;
+      validity.after = Math.max(validity.after, after === null ? -Infinity : after + back);
+      validity.until = Math.min(validity.until, pin + back);
     }
-    return scope ? Object.assign(plan, { scope }) : plan;
+    return scope ? { plan: Object.assign(plan, { scope }), validity: { ...validity, key: pins.join(',') } } : { plan, validity: ALWAYS };
   };
 }

@@ -20,7 +20,7 @@ import { storedName } from './catalog/column.js';
 import { dashboardQueries, runDashboard } from './query-dashboard.js';
 import { parsePaging, parseReportBody, throwIfErrors, type Paging } from './request.js';
 import { downloadStream } from './download.js';
-import { windowPinner } from './date-windows.js';
+import { unpinnedWindows, windowPinner, type WindowValidity } from './date-windows.js';
 import { lineCopyFor } from './csv-lines.js';
 import { serviceStateReader, type ServiceStateReader } from './data-version.js';
 import { renderDashboard, type Dashboard } from './render/dashboard.js';
@@ -78,6 +78,12 @@ export interface ReportCall {
    * computed for exactly the version its tag names, and it is not read twice.
    */
   dataVersion?: string;
+  /**
+   * Told, for each plan the answer is computed from, which "last N days" windows are in
+   * effect and over which clock seconds they stay so (date-windows.ts): the route's ETag
+   * names those windows instead of the current second.
+   */
+  windowsInEffect?: (validity: WindowValidity) => void;
 }
 
 export interface EventTypeListing {
@@ -151,7 +157,7 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
 
   // "Last N days" windows pinned to stored dates, so their plans and cache keys hold
   // from one second to the next (date-windows.ts).
-  const pinWindows = deps.pinWindows === false ? async <P,>(p: P) => p : windowPinner(db);
+  const pinWindows = deps.pinWindows === false ? unpinnedWindows : windowPinner(db);
 
   /** The part of a plan that decides which rows match (not page, order or columns). */
   const rowsKey = (p: Plan) => [p.report.id, p.scope, p.filters.map((f) => [f.column.key, f.filter]), p.search];
@@ -171,8 +177,10 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
     const def = report(call.reportId, call.channel ? 'channel' : 'analytics');
     const version = call.dataVersion ?? (await dataVersion());
     const [meta, pre] = await Promise.all([metadata(call.caller, version), precomputed(call.caller.orgId, version)]);
-    const input = { report: def, meta, body: parseReportBody(call.body), paging, nowSeconds: Math.floor(deps.clock() / 1000) };
-    const built = await pinWindows(buildPlan({ ...input, ...(call.channel ? { channel: call.channel } : {}), ...(excludeFilterOn ? { excludeFilterOn } : {}) }), version);
+    const nowSeconds = Math.floor(deps.clock() / 1000);
+    const input = { report: def, meta, body: parseReportBody(call.body), paging, nowSeconds };
+    const { plan: built, validity } = await pinWindows(buildPlan({ ...input, ...(call.channel ? { channel: call.channel } : {}), ...(excludeFilterOn ? { excludeFilterOn } : {}) }), version, nowSeconds);
+    call.windowsInEffect?.(validity);
     return accelerate(Object.assign(built, { version, pre }), pre);
   }
 

@@ -1,6 +1,7 @@
 /**
  * An app over a fresh database holding the small hand-made bundle (test/fixtures), with
- * an API key per organization and a fixed clock, for HTTP tests through `inject`.
+ * an API key per organization and a fixed clock (or the test's own), for HTTP tests
+ * through `inject`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,7 +33,7 @@ export interface FixtureApp {
 
 export async function fixtureApp(
   engine: TestEngine,
-  options: { bundle?: Parameters<typeof writeSmallBundle>[1]; config?: Partial<Config>; reports?: AppDeps['reports']; access?: AppDeps['access'] } = {},
+  options: { bundle?: Parameters<typeof writeSmallBundle>[1]; config?: Partial<Config>; reports?: AppDeps['reports']; access?: AppDeps['access']; clock?: () => number } = {},
 ): Promise<FixtureApp> {
   const database = await engine.open();
   const dir = mkdtempSync(join(tmpdir(), 'pr-fixture-'));
@@ -50,7 +51,7 @@ export async function fixtureApp(
   };
   const keys = { acme: await key(ORG.ACME, USERS.ACME_ADMIN), acmeMember: await key(ORG.ACME, USERS.ACME_MEMBER), other: await key(ORG.OTHER, USERS.OTHER_ADMIN) };
   const config = { ...loadConfig({}), rateLimitPerMinute: 1_000_000, ...options.config };
-  const app = await buildApp({ config, database, logger: false, clock: () => NOW * 1000, ...(options.reports ? { reports: options.reports } : {}), ...(options.access ? { access: options.access } : {}) });
+  const app = await buildApp({ config, database, logger: false, clock: options.clock ?? (() => NOW * 1000), ...(options.reports ? { reports: options.reports } : {}), ...(options.access ? { access: options.access } : {}) });
 
   const call: FixtureApp['call'] = (method, url, body, k = keys.acme) =>
     app.inject({ method, url, headers: { 'api-key': k, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { payload: JSON.stringify(body) }) });

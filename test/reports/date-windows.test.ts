@@ -88,3 +88,90 @@ for (const engine of engines) {
     });
   });
 }
+
+for (const engine of engines) {
+  describe(`ETags of "last N days" requests on ${engine.name}`, () => {
+    let f: FixtureApp;
+    let caller: Caller;
+    let now = 0;
+    before(async () => {
+      f = await fixtureApp(engine, { clock: () => now });
+      const orgId = (await f.database.db.selectFrom('orgs').select('id').where('public_id', '=', ORG.ACME).executeTakeFirstOrThrow()).id;
+      caller = { orgId, orgPublicId: ORG.ACME, userId: null, email: null, role: 'ADMIN', keyId: null, rateKey: 'test' };
+    });
+    after(() => f.close());
+
+    const post = (url: string, body: object, tag?: string) =>
+      f.app.inject({ method: 'POST', url, headers: { 'api-key': f.keys.acme, 'content-type': 'application/json', ...(tag ? { 'if-none-match': tag } : {}) }, payload: JSON.stringify(body) });
+
+    test('a tag holds while the windows in effect do, a 304 always stands for the answer of that second, and tags name windows, not seconds', async () => {
+      // The reference: no pinning, no caches, computed at each clock.
+      const plain = createReportService({ database: f.database, clock: () => now, pinWindows: false, pageCacheRows: 0 });
+      for (const [report, body] of REQUESTS) {
+        for (const operation of ['records', 'dashboard'] as const) {
+          const url = `/v1/report-analytics/report/${report}/${operation}?size=50`;
+          const what = `${report} ${operation} ${JSON.stringify(body)}`;
+          let tag: string | undefined;
+          let answer: unknown;
+          const tagOf = new Map<string, string>();
+          let notModified = 0;
+          // Forward, then back: the span a tag holds over has a start as well as an end.
+          for (const clock of [...CLOCKS, ...[...CLOCKS].reverse()]) {
+            now = clock;
+            const c: ReportCall = { caller, reportId: report, query: { size: '50' }, body: body as Record<string, unknown> };
+            const expected = operation === 'records' ? JSON.parse(jsonOf(await plain.records(c))) : await plain.dashboard(c);
+            const res = await post(url, body, tag);
+            if (res.statusCode === 304) {
+              notModified++;
+              assert.equal(res.headers.etag, tag, `${what} at ${clock}`);
+              assert.deepEqual(expected, answer, `${what} at ${clock}: a 304 for the same answer`);
+              continue;
+            }
+            assert.equal(res.statusCode, 200, `${what} at ${clock}: ${res.body}`);
+            assert.deepEqual(res.json(), expected, `${what} at ${clock}`);
+            answer = expected;
+            tag = String(res.headers.etag);
+            // The same answer computed at another second (the clock in another gap) may
+            // have another tag, but one tag never stands for two answers.
+            const seen = tagOf.get(tag);
+            if (seen !== undefined) assert.equal(seen, JSON.stringify(expected), `${what} at ${clock}: one tag, one answer`);
+            tagOf.set(tag, JSON.stringify(expected));
+          }
+          assert.ok(notModified >= CLOCKS.length / 2, `${what}: tags held across seconds (${notModified} of ${2 * CLOCKS.length} requests answered 304)`);
+          assert.ok(tagOf.size > 1, `${what}: tags changed as windows moved`);
+        }
+      }
+    });
+
+    test('a repeat a second later is answered from the memo without planning; crossing a stored date plans again', async () => {
+      const [report, body] = REQUESTS[0]!;
+      const url = `/v1/report-analytics/report/${report}/records?size=50`;
+      const dateOf = (id: string) => (BUNDLE.events as Array<{ eventId: string; eventDate: number }>).find((e) => e.eventId === id)!.eventDate;
+      now = (dateOf('E2') + 1 + DAYS * DAY) * 1000;
+      const first = await post(url, body);
+      assert.equal(first.statusCode, 200);
+      now += 1000;
+      const again = await post(url, body);
+      assert.equal(again.headers.etag, first.headers.etag);
+      assert.equal(again.body, first.body);
+      assert.match(String(again.headers['server-timing']), /^plan;dur=0\.00,/, 'not planned');
+      now = (dateOf('E1') + 1 + DAYS * DAY) * 1000;
+      const crossed = await post(url, body, String(first.headers.etag));
+      assert.equal(crossed.statusCode, 200, 'E1 left the window: not a 304');
+      assert.notEqual(crossed.headers.etag, first.headers.etag);
+      assert.equal(crossed.json().totalElements, first.json().totalElements - 1);
+    });
+
+    test('without pinning a relative window holds for its second alone; fixed windows for ever', async () => {
+      now = CLOCKS[0]!;
+      const seen: Array<{ key: string; after: number; until: number }> = [];
+      const s = createReportService({ database: f.database, clock: () => now, pinWindows: false });
+      const c = (b: object): ReportCall => ({ caller, reportId: 'ATTRIBUTION_EVENTS', query: {}, body: b as Record<string, unknown>, windowsInEffect: (v) => seen.push(v) });
+      await s.records(c({ context: { ...CONTEXT, dateRangeDays: DAYS } }));
+      const second = Math.floor(now / 1000);
+      assert.deepEqual(seen.pop(), { key: `eventDate:${second - DAYS * DAY}`, after: second - 1, until: second });
+      await s.records(c({ context: { ...CONTEXT, eventDateStart: 0, eventDateEnd: second, dateRangeDays: DAYS } }));
+      assert.deepEqual(seen.pop(), { key: '', after: -Infinity, until: Infinity });
+    });
+  });
+}

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import type { ReportCall, ReportService, StageTiming } from '../../reports/service.js';
+import type { WindowValidity } from '../../reports/date-windows.js';
 import { isJsonText } from '../../reports/cache.js';
 
 declare module 'fastify' {
@@ -21,11 +22,19 @@ declare module 'fastify' {
  * cached page) is answered again to the same tag without planning the request again.
  * Weak references: an answer lives only as long as the service's own cache (or a request)
  * holds it, so this adds no memory of its own beyond the keys. buildApp makes one per app.
+ *
+ * A request with "last N days" windows depends on the clock too, through the windows in
+ * effect (the service pins them to stored dates, date-windows.ts): `windows` remembers,
+ * per request, the tag of the windows last in effect and the clock seconds over which
+ * they stay so, so a repeat inside that span is tagged (and answered) without planning.
  */
-export type AnswerMemo = LRUCache<string, WeakRef<object>>;
+export interface AnswerMemo {
+  answers: LRUCache<string, WeakRef<object>>;
+  windows: LRUCache<string, WindowValidity & { etag: string }>;
+}
 
 export function createAnswerMemo(): AnswerMemo {
-  return new LRUCache({ max: 10_000 });
+  return { answers: new LRUCache({ max: 10_000 }), windows: new LRUCache({ max: 10_000 }) };
 }
 
 /** Adds the Server-Timing header to responses of report routes. */
@@ -42,10 +51,18 @@ export function registerReportTiming(app: FastifyInstance): void {
   });
 }
 
+const digest = (parts: string[]) => createHash('sha256').update(parts.join('\n')).digest('base64url').slice(0, 27);
+
+const matches = (request: FastifyRequest, etag: string) => {
+  const match = request.headers['if-none-match'];
+  return typeof match === 'string' && match.split(',').some((m) => m.trim() === etag || m.trim() === '*');
+};
+
 /**
  * Runs one report operation. With `etag`, the response is conditional: the tag is a hash
- * of the data version, the caller's organization, the URL and the body (and the current
- * second when the body counts days back from now), so it changes whenever the answer can.
+ * of the data version, the caller's organization, the URL and the body, and, when the
+ * body counts days back from now, of the windows in effect (which change with the clock
+ * only when a window's start passes a stored date), so it changes whenever the answer can.
  */
 export async function runReport<T>(
   request: FastifyRequest,
@@ -59,31 +76,47 @@ export async function runReport<T>(
   request.reportTiming = timing;
   let etag: string | undefined;
   let version: string | undefined;
+  let requestTag: string | undefined;
   try {
     if (options.etag) {
       // The version the access stage read for this request, else one read now: either way
       // read after the request arrived.
       version = request.serviceState?.dataVersion ?? (await reports.dataVersion());
       const body = JSON.stringify(request.body ?? {});
-      const relative = /Days"/.test(body) ? String(Math.floor((options.now ?? Date.now)() / 1000)) : '';
-      const digest = createHash('sha256').update([version, call.caller.orgId, request.method, request.url, body, relative].join('\n')).digest('base64url').slice(0, 27);
-      etag = `W/"${version}-${digest}"`;
-      const match = request.headers['if-none-match'];
-      if (typeof match === 'string' && match.split(',').some((m) => m.trim() === etag || m.trim() === '*')) {
-        return reply.code(304).header('etag', etag).send();
+      requestTag = digest([version, String(call.caller.orgId), request.method, request.url, body]);
+      if (!/Days"/.test(body)) etag = `W/"${version}-${requestTag}"`;
+      else {
+        // Tagged before planning only while the clock is inside the span the windows
+        // last seen stay in effect; otherwise the tag follows from the plan (below).
+        const known = options.answers?.windows.get(requestTag);
+        const now = Math.floor((options.now ?? Date.now)() / 1000);
+        if (known && now > known.after && now <= known.until) etag = known.etag;
       }
+      if (etag && matches(request, etag)) return reply.code(304).header('etag', etag).send();
     }
-    const answers = etag ? options.answers : undefined;
+    const answers = etag ? options.answers?.answers : undefined;
     const known = answers ? (answers.get(etag!)?.deref() as T | undefined) : undefined;
     if (known !== undefined) {
       reply.header('etag', etag!);
       return known;
     }
-    const result = await operation({ ...call, timing, ...(version === undefined ? {} : { dataVersion: version }) });
+    // Every plan of the answer reports its windows: the tag names them all, and holds
+    // over the seconds where all of them hold.
+    let windows: WindowValidity | undefined;
+    const windowsInEffect = (v: WindowValidity) => {
+      windows = windows ? { key: `${windows.key};${v.key}`, after: Math.max(windows.after, v.after), until: Math.min(windows.until, v.until) } : v;
+    };
+    const result = await operation({ ...call, timing, windowsInEffect, ...(version === undefined ? {} : { dataVersion: version }) });
     // Only successful answers get a tag, so a 304 can never stand for an error.
+    if (requestTag !== undefined && etag === undefined) {
+      etag = `W/"${version}-${digest([requestTag, windows?.key ?? ''])}"`;
+      if (windows && options.answers) options.answers.windows.set(requestTag, { ...windows, etag });
+      // The answer is computed already; a client holding it still gets the short reply.
+      if (matches(request, etag)) return reply.code(304).header('etag', etag).send();
+    }
     if (etag) {
       reply.header('etag', etag);
-      if (answers && isJsonText(result)) answers.set(etag, new WeakRef(result));
+      if (options.answers && isJsonText(result)) options.answers.answers.set(etag, new WeakRef(result));
     }
     return result;
   } finally {
