@@ -19,6 +19,11 @@ export interface Config {
   /** Upper bound for one SQL statement; a runaway query ends as a 503, not a hung socket. */
   statementTimeoutMs: number;
   requestTimeoutMs: number;
+  /**
+   * How far V8 lets the heap grow past the live data before its next full collection, in
+   * percent (server/heap.ts); 0 leaves V8's own heuristics.
+   */
+  heapGrowthPercent: number;
 }
 
 export class ConfigError extends Error {
@@ -27,6 +32,9 @@ export class ConfigError extends Error {
     this.name = 'ConfigError';
   }
 }
+
+/** docs/benchmarks.md, seventh session: the measurements behind this default. */
+export const DEFAULT_HEAP_GROWTH_PERCENT = 60;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -79,6 +87,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: (env.CORS_ORIGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     statementTimeoutMs: int('STATEMENT_TIMEOUT_MS', 30_000, 100, 3_600_000),
     requestTimeoutMs: int('REQUEST_TIMEOUT_MS', 120_000, 1_000, 3_600_000),
+    heapGrowthPercent: int('HEAP_GROWTH_PERCENT', DEFAULT_HEAP_GROWTH_PERCENT, 0, 400),
   };
   if (problems.length) throw new ConfigError(problems);
   return config;

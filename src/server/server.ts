@@ -6,6 +6,7 @@
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
 import { buildApp, type App } from './app.js';
+import { limitHeapGrowth } from './heap.js';
 
 export interface RunningServer {
   app: App;
@@ -14,6 +15,7 @@ export interface RunningServer {
 }
 
 export async function startServer(config: Config, database: Database, opts: { handleSignals?: boolean } = {}): Promise<RunningServer> {
+  limitHeapGrowth(config.heapGrowthPercent);
   const app = await buildApp({ config, database });
   const url = await app.listen({ port: config.port, host: config.host });
   let stopping: Promise<void> | undefined;

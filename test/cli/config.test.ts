@@ -1,0 +1,45 @@
+/**
+ * Settings from the environment: defaults, every bad value reported at once, and the heap
+ * growth setting turned into the V8 flag the server sets at start.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { ConfigError, DEFAULT_HEAP_GROWTH_PERCENT, loadConfig } from '../../src/config.js';
+import { heapGrowthFlag, limitHeapGrowth } from '../../src/server/heap.js';
+
+test('defaults', () => {
+  const c = loadConfig({});
+  assert.equal(c.port, 8080);
+  assert.equal(c.rateLimitPerMinute, 100);
+  assert.equal(c.heapGrowthPercent, DEFAULT_HEAP_GROWTH_PERCENT);
+  assert.ok(DEFAULT_HEAP_GROWTH_PERCENT > 0, 'the server limits heap growth unless told otherwise');
+  assert.equal(loadConfig({ HEAP_GROWTH_PERCENT: '0' }).heapGrowthPercent, 0);
+});
+
+test('every bad value is named at once, with what is allowed', () => {
+  assert.throws(
+    () => loadConfig({ PORT: 'eighty', HEAP_GROWTH_PERCENT: '-5', LOG_LEVEL: 'loud' }),
+    (err: unknown) => {
+      assert.ok(err instanceof ConfigError);
+      assert.deepEqual(err.problems, [
+        'LOG_LEVEL="loud": must be one of fatal, error, warn, info, debug, trace, silent',
+        'PORT="eighty": must be an integer from 0 to 65535',
+        'HEAP_GROWTH_PERCENT="-5": must be an integer from 0 to 400',
+      ]);
+      return true;
+    },
+  );
+  assert.throws(() => loadConfig({ HEAP_GROWTH_PERCENT: '12.5' }), /HEAP_GROWTH_PERCENT="12.5": must be an integer from 0 to 400/);
+});
+
+test('the heap growth becomes V8\'s flag; 0 leaves V8 alone', () => {
+  const set: string[] = [];
+  limitHeapGrowth(60, (f) => set.push(f));
+  limitHeapGrowth(0, (f) => set.push(f));
+  assert.deepEqual(set, ['--heap-growing-percent=60']);
+  assert.equal(heapGrowthFlag(0), null);
+  // The flag exists in this V8 (an unknown one would be ignored without a word).
+  assert.match(execFileSync(process.execPath, ['--v8-options'], { encoding: 'utf8' }), /--heap-growing-percent \(/);
+});
+
