@@ -94,8 +94,11 @@ for (const engine of engines) {
     let f: FixtureApp;
     let caller: Caller;
     let now = 0;
+    // When set, the clock the service reads while planning (a window that moved between
+    // the request's arrival and its plan).
+    let atPlan: number | undefined;
     before(async () => {
-      f = await fixtureApp(engine, { clock: () => now });
+      f = await fixtureApp(engine, { clock: () => (atPlan !== undefined && /planUntimed/.test(new Error().stack ?? '') ? atPlan : now) });
       const orgId = (await f.database.db.selectFrom('orgs').select('id').where('public_id', '=', ORG.ACME).executeTakeFirstOrThrow()).id;
       caller = { orgId, orgPublicId: ORG.ACME, userId: null, email: null, role: 'ADMIN', keyId: null, rateKey: 'test' };
     });
@@ -160,6 +163,26 @@ for (const engine of engines) {
       assert.equal(crossed.statusCode, 200, 'E1 left the window: not a 304');
       assert.notEqual(crossed.headers.etag, first.headers.etag);
       assert.equal(crossed.json().totalElements, first.json().totalElements - 1);
+    });
+
+    test('a window that moves between arrival and plan gives the answer the tag of the windows it was computed with', async () => {
+      const [report, body] = REQUESTS[0]!;
+      const url = `/v1/report-analytics/report/${report}/dashboard`;
+      const dateOf = (id: string) => (BUNDLE.events as Array<{ eventId: string; eventDate: number }>).find((e) => e.eventId === id)!.eventDate;
+      now = (dateOf('E2') + 1 + DAYS * DAY) * 1000;
+      const before_ = await post(url, body);
+      now += 1000; // still inside the span of the first tag
+      atPlan = (dateOf('E1') + 1 + DAYS * DAY) * 1000; // E1 has left the window by the time the plan is made
+      try {
+        const raced = await post(url, body);
+        assert.equal(raced.statusCode, 200);
+        assert.notDeepEqual(raced.json(), before_.json(), 'computed with the moved window');
+        assert.notEqual(raced.headers.etag, before_.headers.etag, 'so not under the old tag');
+      } finally {
+        atPlan = undefined;
+      }
+      const again = await post(url, body, String(before_.headers.etag));
+      assert.equal(again.statusCode, 304, 'the old tag still stands for the old windows');
     });
 
     test('without pinning a relative window holds for its second alone; fixed windows for ever', async () => {

@@ -77,6 +77,7 @@ export async function runReport<T>(
   let etag: string | undefined;
   let version: string | undefined;
   let requestTag: string | undefined;
+  let relative = false;
   try {
     if (options.etag) {
       // The version the access stage read for this request, else one read now: either way
@@ -84,7 +85,8 @@ export async function runReport<T>(
       version = request.serviceState?.dataVersion ?? (await reports.dataVersion());
       const body = JSON.stringify(request.body ?? {});
       requestTag = digest([version, String(call.caller.orgId), request.method, request.url, body]);
-      if (!/Days"/.test(body)) etag = `W/"${version}-${requestTag}"`;
+      relative = /Days"/.test(body);
+      if (!relative) etag = `W/"${version}-${requestTag}"`;
       else {
         // Tagged before planning only while the clock is inside the span the windows
         // last seen stay in effect; otherwise the tag follows from the plan (below).
@@ -108,7 +110,9 @@ export async function runReport<T>(
     };
     const result = await operation({ ...call, timing, windowsInEffect, ...(version === undefined ? {} : { dataVersion: version }) });
     // Only successful answers get a tag, so a 304 can never stand for an error.
-    if (requestTag !== undefined && etag === undefined) {
+    // Derived again from the windows the answer was computed with, even when the memo
+    // gave a tag: a plan made just after a window moved must not answer to the old tag.
+    if (relative && requestTag !== undefined) {
       etag = `W/"${version}-${digest([requestTag, windows?.key ?? ''])}"`;
       if (windows && options.answers) options.answers.windows.set(requestTag, { ...windows, etag });
       // The answer is computed already; a client holding it still gets the short reply.
