@@ -12,7 +12,7 @@ import { sql, type Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import type { Plan, Scope } from './plan.js';
 import { narrowCopyOf } from './narrow-copies.js';
-import { scopedTable, WINDOW_COLUMNS } from './query.js';
+import { scopedTable, WINDOW_COLUMNS, WINDOW_KEYS } from './query.js';
 
 /**
  * Where a plan's window dates are looked up: the table its scope conditions filter
@@ -51,9 +51,12 @@ export interface WindowValidity {
 /** No window that moves with the clock: the plan holds for every second. */
 export const ALWAYS: WindowValidity = { key: '', after: -Infinity, until: Infinity };
 
-export type WindowPinner = <P extends Plan>(plan: P, dataVersion: string, nowSeconds: number) => Promise<{ plan: P; validity: WindowValidity }>;
+/** Windows in effect together: named by both, holding over the seconds where both hold. */
+export function together(a: WindowValidity, b: WindowValidity): WindowValidity {
+  return { key: [a.key, b.key].filter(Boolean).join(','), after: Math.max(a.after, b.after), until: Math.min(a.until, b.until) };
+}
 
-const WINDOW_KEYS = ['eventDate', 'oppCreatedDate'] as const;
+export type WindowPinner = <P extends Plan>(plan: P, dataVersion: string, nowSeconds: number) => Promise<{ plan: P; validity: WindowValidity }>;
 
 /** An open-ended window: its start counts back from now (a day count, plan.ts dateWindow). */
 const isRelative = (w: Scope['eventDate']): w is { min: number; max: null } => !!w && w.min !== null && w.max === null;
@@ -87,8 +90,7 @@ export function windowPinner(db: Kysely<any>): WindowPinner {
   };
   return async (plan, version, nowSeconds) => {
     let scope: Scope | undefined;
-    const validity = { ...ALWAYS };
-    const pins: string[] = [];
+    let validity = ALWAYS;
     for (const key of WINDOW_KEYS) {
       const window = plan.scope[key];
       if (!isRelative(window)) continue;
@@ -96,11 +98,9 @@ export function windowPinner(db: Kysely<any>): WindowPinner {
       const { after, pin } = await lookup(datesTable(plan, column), column, plan.orgId, window.min, version);
       scope ??= { ...plan.scope };
       scope[key] = { min: pin, max: null };
-      pins.push(`${key}:${pin}`);
       const back = nowSeconds - window.min;
-      validity.after = Math.max(validity.after, after === null ? -Infinity : after + back);
-      validity.until = Math.min(validity.until, pin + back);
+      validity = together(validity, { key: `${key}:${pin}`, after: after === null ? -Infinity : after + back, until: pin + back });
     }
-    return scope ? { plan: Object.assign(plan, { scope }), validity: { ...validity, key: pins.join(',') } } : { plan, validity: ALWAYS };
+    return { plan: scope ? Object.assign(plan, { scope }) : plan, validity };
   };
 }

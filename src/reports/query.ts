@@ -75,6 +75,7 @@ const SUMMARY_COUNTERS = `
 
 /** The stored column each context date window applies to. */
 export const WINDOW_COLUMNS = { eventDate: 'event_date', oppCreatedDate: 'opp_created_date' } as const;
+export const WINDOW_KEYS = Object.keys(WINDOW_COLUMNS) as ReadonlyArray<keyof typeof WINDOW_COLUMNS>;
 
 /**
  * The table whose rows the scope conditions filter: the report's own, except for the
@@ -90,7 +91,7 @@ export function scopeConditions(orgId: number, scope: Scope, a: string): Sql[] {
   const out: Sql[] = [sql`${col('org_id')} = ${orgId}`];
   if (scope.partnerOrgIds) out.push(sql`${col('partner_org_id')} = any(${[...scope.partnerOrgIds]}::int[])`);
   if (scope.eventTypeCodes) out.push(sql`${col('event_type_code')} = any(${[...scope.eventTypeCodes]}::text[])`);
-  for (const key of ['eventDate', 'oppCreatedDate'] as const) {
+  for (const key of WINDOW_KEYS) {
     const window = scope[key];
     const name = WINDOW_COLUMNS[key];
     if (!window) continue;

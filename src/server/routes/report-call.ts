@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import type { ReportCall, ReportService, StageTiming } from '../../reports/service.js';
-import type { WindowValidity } from '../../reports/date-windows.js';
+import { together, type WindowValidity } from '../../reports/date-windows.js';
 import { isJsonText } from '../../reports/cache.js';
 
 declare module 'fastify' {
@@ -106,7 +106,7 @@ export async function runReport<T>(
     // over the seconds where all of them hold.
     let windows: WindowValidity | undefined;
     const windowsInEffect = (v: WindowValidity) => {
-      windows = windows ? { key: `${windows.key};${v.key}`, after: Math.max(windows.after, v.after), until: Math.min(windows.until, v.until) } : v;
+      windows = windows ? together(windows, v) : v;
     };
     const result = await operation({ ...call, timing, windowsInEffect, ...(version === undefined ? {} : { dataVersion: version }) });
     // Only successful answers get a tag, so a 304 can never stand for an error.
