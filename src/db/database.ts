@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import type { Schema } from './schema.js';
@@ -87,7 +88,7 @@ async function openPglite(options: DatabaseOptions): Promise<Database> {
   const dir = options.dataDir && options.dataDir !== 'memory://' ? options.dataDir : undefined;
   if (dir) mkdirSync(dir, { recursive: true });
   const pgliteOptions = {
-    extensions: { pg_trgm },
+    extensions: { pg_trgm, btree_gin },
     parsers: { 20: parseBigint, 1700: parseNumeric },
   };
   const client = dir ? await PGlite.create(dir, pgliteOptions) : await PGlite.create(pgliteOptions);

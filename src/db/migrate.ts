@@ -17,6 +17,7 @@ import * as fillNarrowCopies from './migrations/0010-fill-narrow-copies.js';
 import * as accountFactsName from './migrations/0011-account-facts-name.js';
 import * as csvLineBlocks from './migrations/0012-csv-line-blocks.js';
 import * as attributionFactsCreated from './migrations/0013-attribution-facts-created.js';
+import * as accountNameTrigrams from './migrations/0014-account-name-trigrams.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-domain': domain,
@@ -32,6 +33,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0011-account-facts-name': accountFactsName,
   '0012-csv-line-blocks': csvLineBlocks,
   '0013-attribution-facts-created': attributionFactsCreated,
+  '0014-account-name-trigrams': accountNameTrigrams,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -15,7 +15,7 @@ import type { Engine } from '../db/database.js';
 import { ACCOUNT_FIELDS, type AccountField } from '../reports/catalog/account-fields.js';
 import { ANALYTICS_REPORTS, CHANNEL_REPORTS, isTextual, type ReportDefinition } from '../reports/catalog/index.js';
 import { ANALYZED_REPORT_TABLES, buildPrecomputed } from '../reports/precomputed.js';
-import { ACCOUNT_FACT_COLUMNS } from '../reports/narrow-copies.js';
+import { ACCOUNT_FACT_COLUMNS, trigramIndexes } from '../reports/narrow-copies.js';
 import { defaultLinePlan, insertLineBlocks, insertLines, LINE_COPIES, lineFingerprint } from '../reports/csv-lines.js';
 import { loadOrgMetadata } from '../reports/metadata.js';
 import { releaseWal } from './release-wal.js';
@@ -328,6 +328,8 @@ const REPORT_INDEXES: ReadonlyArray<readonly [name: string, definition: string]>
   ['rpt_global_accounts_revenue', 'rpt_global_accounts (org_id, annual_revenue desc nulls last, rid)'],
   ['rpt_global_accounts_employees', 'rpt_global_accounts (org_id, number_of_employees)'],
   ['rpt_global_accounts_match_date', 'rpt_global_accounts (org_id, partner_first_match_date)'],
+  // "contains" on the account's name, from trigram matches (narrow-copies.ts, migration 0014).
+  ...trigramIndexes(),
 ];
 
 /** Tables with fresh statistics when materialize returns: analyzed after their last write, inside the transaction. */

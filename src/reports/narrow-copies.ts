@@ -24,6 +24,11 @@ export interface NarrowCopy {
   scope: ReadonlySet<keyof Scope>;
   /** Stored catalog columns it holds (`r.<name>`), which filters may then use. */
   columns: ReadonlySet<string>;
+  /**
+   * Columns with a trigram index on the copy, tenant first (`trigramIndexes` below, built
+   * at import): a "contains" on them reads the index's matches (query.ts narrowProbe).
+   */
+  trigram: ReadonlySet<string>;
 }
 
 /**
@@ -48,15 +53,25 @@ export const ACCOUNT_FACT_COLUMNS: readonly string[] = [
 ];
 
 export const NARROW_COPIES: readonly NarrowCopy[] = [
-  { source: 'rpt_attribution_events', table: 'rpt_event_facts', scope: new Set(['partnerOrgIds', 'eventTypeCodes', 'eventDate']), columns: new Set(['event_date', 'event_type_code']) },
+  { source: 'rpt_attribution_events', table: 'rpt_event_facts', scope: new Set(['partnerOrgIds', 'eventTypeCodes', 'eventDate']), columns: new Set(['event_date', 'event_type_code']), trigram: new Set() },
   {
     source: 'rpt_attribution_links',
     table: 'rpt_attribution_facts',
     scope: new Set(['partnerOrgIds', 'eventTypeCodes', 'eventDate', 'oppCreatedDate']),
     columns: new Set(['event_date', 'opp_created_date', 'event_type_code', 'event_subtype_code']),
+    trigram: new Set(),
   },
-  { source: 'rpt_global_accounts', table: 'rpt_account_facts', scope: new Set(), columns: new Set(ACCOUNT_FACT_COLUMNS) },
+  // The account's name, the one high-cardinality text of the copy (migration 0014).
+  { source: 'rpt_global_accounts', table: 'rpt_account_facts', scope: new Set(), columns: new Set(ACCOUNT_FACT_COLUMNS), trigram: new Set(ACCOUNT_FACT_NAMES) },
 ];
+
+/**
+ * The copies' trigram indexes as [name, definition] for the import's index list
+ * (materialize.ts REPORT_INDEXES). `btree_gin` lets them lead with org_id, so one tenant's
+ * "contains" never reads another's matches. Named `<copy>_<column>_trgm`.
+ */
+export const trigramIndexes = (): Array<readonly [name: string, definition: string]> =>
+  NARROW_COPIES.flatMap((c) => [...c.trigram].map((column) => [`${c.table}_${column}_trgm`, `${c.table} using gin (org_id, ${column} gin_trgm_ops)`] as const));
 
 const BY_SOURCE: ReadonlyMap<string, NarrowCopy> = new Map(NARROW_COPIES.map((c) => [c.source, c]));
 
