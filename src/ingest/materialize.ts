@@ -215,7 +215,8 @@ const NEXT = '__next';
 /** Primary keys other than (org_id, rid). */
 const PRIMARY_KEYS: Record<string, string> = { rpt_account_line_blocks: 'org_id, block' };
 
-const REPORT_TABLES = ['rpt_global_accounts', 'rpt_account_facts', 'rpt_account_lines', 'rpt_account_line_blocks', 'rpt_global_opportunities', 'rpt_attribution_events', 'rpt_event_facts', 'rpt_new_opportunities', 'rpt_attribution_links', 'rpt_attribution_facts', 'rpt_connected_partners', 'rpt_matched_accounts'] as const;
+/** The tables every import rebuilds and swaps in (vacuumed after it commits, import-bundle.ts). */
+export const REPORT_TABLES = ['rpt_global_accounts', 'rpt_account_facts', 'rpt_account_lines', 'rpt_account_line_blocks', 'rpt_global_opportunities', 'rpt_attribution_events', 'rpt_event_facts', 'rpt_new_opportunities', 'rpt_attribution_links', 'rpt_attribution_facts', 'rpt_connected_partners', 'rpt_matched_accounts'] as const;
 
 async function insert(db: Kysely<any>, keys: JsonKeys, table: string, pairs: Pairs, from: string): Promise<void> {
   const all: Pairs = [...pairs, ['search_text', searchText(table, pairs, keys)]];

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { engines, type TestDatabase } from '../helpers/engines.js';
 import { formatProblem, importBundle } from '../../src/ingest/import-bundle.js';
+import { REPORT_TABLES } from '../../src/ingest/materialize.js';
 import { BUNDLE, ORG, T0, writeSmallBundle } from '../fixtures/small-bundle.js';
 
 const TABLES = ['orgs', 'users', 'partnerships', 'custom_fields', 'accounts', 'opportunities', 'account_matches', 'event_types', 'events', 'rpt_global_accounts', 'rpt_attribution_links', 'service_state'];
@@ -66,6 +67,17 @@ for (const engine of engines) {
       assert.deepEqual(p.rows[0].shared_fields, ['name', 'country']);
       const users = await sql<any>`select role from users where email = 'member@acme.test'`.execute(db.db);
       assert.equal(users.rows[0].role, 'MEMBER');
+    });
+
+    test('the rebuilt report tables are vacuumed after the commit: every page is all-visible', async () => {
+      // Runs after the import above. relallvisible is what VACUUM records of the
+      // visibility map: all pages only when a vacuum has seen every row as visible to all.
+      const tables = (await sql<{ name: string; pages: number; visible: number }>`select relname as name, relpages as pages, relallvisible as visible
+        from pg_class where relname = any(${[...REPORT_TABLES]}::text[]) and relkind = 'r'`.execute(db.db)).rows;
+      assert.deepEqual(tables.map((t) => t.name).sort(), [...REPORT_TABLES].sort());
+      const written = tables.filter((t) => t.pages > 0);
+      assert.ok(written.length >= 8, JSON.stringify(tables));
+      for (const t of written) assert.equal(t.visible, t.pages, `${t.name}: ${t.visible} of ${t.pages} pages all-visible`);
     });
 
     test('re-importing the same bundle changes nothing', async () => {
