@@ -27,7 +27,7 @@ import { renderDashboard, type Dashboard } from './render/dashboard.js';
 import { columnMetadata, type ColumnMetadata } from './render/columns.js';
 import { filterValuesPage, rangeItem, type FilterValuesPage } from './render/filter-values.js';
 import { pageEnvelope } from './render/page.js';
-import { renderRow } from './render/rows.js';
+import { renderRows } from './render/rows.js';
 
 export interface ReportServiceDeps {
   database: Database;
@@ -239,7 +239,7 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
       if (hit) return hit.text;
       return flight(pageKey, async () => {
         const [rows, total] = await Promise.all([
-          (async () => (await pageRows(p)).map((r) => renderRow(p, r)))(),
+          (async () => renderRows(p, await pageRows(p)))(),
           cached(cache, cacheKey('count', p.orgId, p.version, rowsKey(p)), () => count(p), flight),
         ]);
         const text = jsonText(JSON.stringify(pageEnvelope(rows, total, p.page, p.size, p.sorted)));
