@@ -211,30 +211,22 @@ export async function importBundle(database: Database, dir: string, options: Imp
 }
 
 /**
- * VACUUM of the report tables the import rebuilt, two at a time on PostgreSQL. Their rows
- * were just written, so every page lacks its hint bits and its all-visible bit: the first
- * query to read a page after an import wrote it back (a scan of a report table wrote
- * gigabytes at scale 1000), and an index-only scan fetched every row from the table
- * because nothing is marked all-visible until a vacuum. The PostgreSQL of this project's
- * machines runs with autovacuum off, and where it is on it comes some time later. At 2,000,000 rows a filtered CSV
- * download whose batches probe the narrow copy by primary key took 4.6-5.0 s before and
- * 1.1-1.9 s after (docs/benchmarks.md, eighth session).
+ * VACUUM of the report tables the import rebuilt. Their rows were just written, so every
+ * page lacks its hint bits and its all-visible bit: the first query to read a page after
+ * an import wrote it back (a scan of a report table wrote gigabytes at scale 1000), and an
+ * index-only scan fetched every row from the table because nothing is marked all-visible
+ * until a vacuum. The PostgreSQL of this project's machines runs with autovacuum off, and
+ * where it is on it comes some time later. At 2,000,000 rows a filtered CSV download whose
+ * batches probe the narrow copy by primary key took 4.6-5.0 s before and 1.1-1.9 s after
+ * (docs/benchmarks.md, eighth session).
  */
 async function vacuumReportTables(database: Database): Promise<void> {
-  const tables = [...REPORT_TABLES];
-  const lanes = database.engine === 'postgres' ? 2 : 1;
-  await Promise.all(
-    Array.from({ length: lanes }, async () => {
-      for (let t = tables.shift(); t; t = tables.shift()) await sql.raw(`vacuum ${quoteIdent(t)}`).execute(database.db);
-    }),
-  );
+  await eachTable(database, REPORT_TABLES, 'vacuum');
 }
 
 /**
  * ANALYZE of every table of the schema but those the import transaction analyzed after
- * its last write to them (their statistics were committed with it), split over two
- * connections on PostgreSQL: each ANALYZE samples a fixed number of rows of one table on
- * one core, so two run side by side in about half the time. Catalogs are left to
+ * its last write to them (their statistics were committed with it). Catalogs are left to
  * autovacuum (a whole-database `analyze` did them too, for nothing the service reads).
  */
 async function analyzeAfterImport(database: Database): Promise<void> {
@@ -244,11 +236,19 @@ async function analyzeAfterImport(database: Database): Promise<void> {
   ).rows
     .map((r) => r.name)
     .filter((name) => !ANALYZED_IN_IMPORT.has(name));
+  await eachTable(database, tables, 'analyze');
+}
+
+/**
+ * `command` on each table, in order, over two connections on PostgreSQL: a VACUUM or
+ * ANALYZE of one table runs on one core, so two side by side take about half the time.
+ */
+async function eachTable(database: Database, tables: readonly string[], command: 'vacuum' | 'analyze'): Promise<void> {
   const lanes = database.engine === 'postgres' ? 2 : 1;
   let next = 0;
   await Promise.all(
     Array.from({ length: lanes }, async () => {
-      while (next < tables.length) await sql.raw(`analyze ${quoteIdent(tables[next++]!)}`).execute(database.db);
+      while (next < tables.length) await sql.raw(`${command} ${quoteIdent(tables[next++]!)}`).execute(database.db);
     }),
   );
 }

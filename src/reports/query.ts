@@ -352,10 +352,10 @@ function copyConditions(plan: Plan, extra: Sql[] = []): Sql {
  * index); a name with a value dictionary is tested on the dictionary instead.
  */
 function narrowProbe(plan: Plan): Sql | null {
-  if (!accelOf(plan)) return null;
-  const copy = narrowCopyFor(plan);
-  const indexed = (f: FilterPlan) => f.filter.operation === 'contains' && copy!.trigram.has(storedName(f.column) ?? '') && dictionaryColumn(plan, f.column) === null;
-  if (!copy || !plan.filters.some(indexed)) return null;
+  const copy = accelOf(plan) ? narrowCopyFor(plan) : undefined;
+  if (!copy) return null;
+  const indexed = (f: FilterPlan) => f.filter.operation === 'contains' && copy.trigram.has(storedName(f.column) ?? '') && dictionaryColumn(plan, f.column) === null;
+  if (!plan.filters.some(indexed)) return null;
   return sql`r.rid in (select r.rid from ${sql.table(copy.table)} r where ${copyConditions(plan)})`;
 }
 
