@@ -6,12 +6,13 @@
  */
 import type { RawBuilder } from 'kysely';
 import type { Precomputed } from './precomputed.js';
-import { batchQuery, countQuery, dictionaryCountQuery, isAllRows, isWholeTable, recordsQuery, type QueryPlan } from './query.js';
+import { batchQuery, countQuery, dictionaryCountQuery, isAllRows, isWholeTable, matchesNothing, recordsQuery, type QueryPlan } from './query.js';
 
 type Sql = RawBuilder<unknown>;
 
 /** The count statement, or the precomputed count itself (a number) when there is one. */
 export function countStatement(p: QueryPlan, pre: Precomputed): Sql | number {
+  if (matchesNothing(p)) return 0;
   const table = pre.tables.get(p.report.table);
   if (table && isAllRows(p)) return table.rows;
   return (table ? dictionaryCountQuery(p, table.rows) : null) ?? countQuery(p);

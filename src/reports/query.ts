@@ -142,6 +142,9 @@ export function filterCondition(f: FilterPlan, plan?: Pick<Plan, 'report' | 'org
   }
   switch (spec.operation) {
     case 'exact':
+      // An empty list comes from a dictionary "contains" that no value matches
+      // (dictionary-filters.ts): a constant the planner folds, so nothing is read.
+      if (spec.values.length === 0) return sql`false`;
       return f.column.type === 'boolean'
         ? sql`${e} = any(${spec.values.map((v) => v === 'true')}::boolean[])`
         : sql`${e} = any(${spec.values}::text[])`;
@@ -207,6 +210,11 @@ export function dictionaryCountQuery(plan: Plan, rowCount: number): Sql | null {
       union all
       select null, ${rowCount}::bigint - coalesce(sum(n), 0) from rpt_value_counts where org_id = ${plan.orgId} and tbl = ${plan.report.table} and col = ${name}
     ) d where ${and(conditions)}`;
+}
+
+/** Whether a filter keeps no row (an "exact" with no value: a resolved dictionary "contains" that no value matched). */
+export function matchesNothing(plan: Pick<Plan, 'filters'>): boolean {
+  return plan.filters.some((f) => f.filter.operation === 'exact' && f.filter.values.length === 0);
 }
 
 /** Whether the plan's scope is the organization alone (no context, channel or partner scope). */

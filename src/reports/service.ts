@@ -15,6 +15,7 @@ import { cached, cacheKey, jsonText, memoryFigureCache, singleFlight, type Figur
 import { buildPlan, customColumns, type ChannelOptions, type Plan } from './plan.js';
 import { batchQuery, boundariesQuery, dictionaryValuesQuery, distinctValuesQuery, isAllRows, isWholeTable, rangeQuery, sortKeys, type QueryPlan } from './query.js';
 import { accelerate, countStatement, pageStatement } from './direct-sql.js';
+import { resolveDictionaryFilters } from './dictionary-filters.js';
 import { loadPrecomputed, NOTHING_PRECOMPUTED, storedDashboardQuery, type Precomputed } from './precomputed.js';
 import { storedName } from './catalog/column.js';
 import { dashboardQueries, runDashboard } from './query-dashboard.js';
@@ -108,7 +109,16 @@ export interface ReportService {
 }
 
 /** A plan with its data version, what is precomputed for its organization and the accelerations that follow. */
-type ServicePlan = QueryPlan & { version: string; pre: Precomputed };
+type ServicePlan = QueryPlan & {
+  version: string;
+  pre: Precomputed;
+  /**
+   * The filters as the request gave them (after planning), before dictionary resolution
+   * (dictionary-filters.ts): caches and single flights key on what was asked, so a request
+   * that resolves to the same rows as another is still computed, not served its answer.
+   */
+  requested: Plan['filters'];
+};
 
 export function createReportService(deps: ReportServiceDeps): ReportService {
   const { db } = deps.database;
@@ -160,7 +170,10 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
   const pinWindows = deps.pinWindows === false ? unpinnedWindows : windowPinner(db);
 
   /** The part of a plan that decides which rows match (not page, order or columns). */
-  const rowsKey = (p: Plan) => [p.report.id, p.scope, p.filters.map((f) => [f.column.key, f.filter]), p.search];
+  const rowsKey = (p: ServicePlan) => [p.report.id, p.scope, p.requested.map((f) => [f.column.key, f.filter]), p.search];
+
+  // Dictionary filters resolved to value lists, per organization, data version and filter.
+  const resolved = new LRUCache<string, readonly string[]>({ max: 5000 });
 
   const run = async <T>(query: RawBuilder<unknown>): Promise<T[]> => (await query.execute(db)).rows as T[];
 
@@ -181,7 +194,8 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
     const input = { report: def, meta, body: parseReportBody(call.body), paging, nowSeconds };
     const { plan: built, validity } = await pinWindows(buildPlan({ ...input, ...(call.channel ? { channel: call.channel } : {}), ...(excludeFilterOn ? { excludeFilterOn } : {}) }), version, nowSeconds);
     call.windowsInEffect?.(validity);
-    return accelerate(Object.assign(built, { version, pre }), pre);
+    const accelerated = accelerate(Object.assign(built, { version, pre, requested: built.filters }), pre);
+    return resolveDictionaryFilters(accelerated, run, { memo: resolved, key: `${call.caller.orgId}:${version}` });
   }
 
   /** Exact count of the plan's rows: precomputed when it is every row or one dictionary column's filter. */
