@@ -24,6 +24,11 @@ export interface Config {
    * percent (server/heap.ts); 0 leaves V8's own heuristics.
    */
   heapGrowthPercent: number;
+  /**
+   * MiB of large tenants' account columns held in memory for counts and filter values
+   * (reports/column-store.ts); 0 turns the store off.
+   */
+  columnStoreMb: number;
 }
 
 export class ConfigError extends Error {
@@ -35,6 +40,9 @@ export class ConfigError extends Error {
 
 /** docs/benchmarks.md, seventh session: the measurements behind this default. */
 export const DEFAULT_HEAP_GROWTH_PERCENT = 60;
+
+/** docs/benchmarks.md, ninth session: two 2,000,000-row date/number columns and a few dictionary columns. */
+export const DEFAULT_COLUMN_STORE_MB = 64;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -88,6 +96,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     statementTimeoutMs: int('STATEMENT_TIMEOUT_MS', 30_000, 100, 3_600_000),
     requestTimeoutMs: int('REQUEST_TIMEOUT_MS', 120_000, 1_000, 3_600_000),
     heapGrowthPercent: int('HEAP_GROWTH_PERCENT', DEFAULT_HEAP_GROWTH_PERCENT, 0, 400),
+    columnStoreMb: int('COLUMN_STORE_MB', DEFAULT_COLUMN_STORE_MB, 0, 65_536),
   };
   if (problems.length) throw new ConfigError(problems);
   return config;

@@ -18,6 +18,12 @@ export function countStatement(p: QueryPlan, pre: Precomputed): Sql | number {
   return (table ? dictionaryCountQuery(p, table.rows) : null) ?? countQuery(p);
 }
 
+/** Whether the count is summed from one column's value dictionary (a tiny statement). */
+export function isDictionaryCount(p: QueryPlan, pre: Precomputed): boolean {
+  const table = pre.tables.get(p.report.table);
+  return table !== undefined && dictionaryCountQuery(p, table.rows) !== null;
+}
+
 /**
  * The page statement of an uncached request: OFFSET below `keysetFrom`; from there on a
  * whole-table page is a direct `rid` seek (rows are numbered 1..N in the default order).

@@ -14,8 +14,9 @@ import { LRUCache } from 'lru-cache';
 import { cached, cacheKey, jsonText, memoryFigureCache, singleFlight, type FigureCache, type JsonText } from './cache.js';
 import { buildPlan, customColumns, type ChannelOptions, type Plan } from './plan.js';
 import { batchQuery, boundariesQuery, dictionaryValuesQuery, distinctValuesQuery, isAllRows, isWholeTable, rangeQuery, sortKeys, type QueryPlan } from './query.js';
-import { accelerate, countStatement, pageStatement } from './direct-sql.js';
+import { accelerate, countStatement, isDictionaryCount, pageStatement } from './direct-sql.js';
 import { resolveDictionaryFilters } from './dictionary-filters.js';
+import { columnStore } from './column-store.js';
 import { loadPrecomputed, NOTHING_PRECOMPUTED, storedDashboardQuery, type Precomputed } from './precomputed.js';
 import { storedName } from './catalog/column.js';
 import { dashboardQueries, runDashboard } from './query-dashboard.js';
@@ -54,6 +55,12 @@ export interface ReportServiceDeps {
   pageCacheRows?: number;
   /** The versions reader shared with the access stage (default: one of its own). */
   readState?: ServiceStateReader;
+  /**
+   * Columns of large tenants' accounts held in memory for counts and filter values
+   * (column-store.ts). Default on (64 MiB, tenants of 100,000 rows or more); false turns
+   * it off, tests lower `minRows` to 0 to prove it answers as SQL does.
+   */
+  columnStore?: false | { maxBytes?: number; minRows?: number };
   /**
    * Pin "last N days" windows to stored dates (date-windows.ts). Default true; tests turn
    * it off to prove both give the same answers.
@@ -198,10 +205,20 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
     return resolveDictionaryFilters(accelerated, run, { memo: resolved, key: `${call.caller.orgId}:${version}` });
   }
 
-  /** Exact count of the plan's rows: precomputed when it is every row or one dictionary column's filter. */
+  const store = deps.columnStore === false ? undefined : columnStore({ db, ...deps.columnStore });
+
+  /**
+   * Exact count of the plan's rows: precomputed when it is every row or one dictionary
+   * column's filter, else from the held columns when they hold every filter, else SQL.
+   */
   async function count(p: ServicePlan): Promise<number> {
     const statement = countStatement(p, p.pre);
-    return typeof statement === 'number' ? statement : Number((await run<{ n: number }>(statement))[0]?.n ?? 0);
+    if (typeof statement === 'number') return statement;
+    if (store && !isDictionaryCount(p, p.pre)) {
+      const n = await store.count(p);
+      if (n !== undefined) return n;
+    }
+    return Number((await run<{ n: number }>(statement))[0]?.n ?? 0);
   }
 
   // Page boundaries per (query, order, size): a deep page seeks from the end of the page
@@ -289,9 +306,13 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
           }
         }
         if (filterTypeOf(column.type) !== 'STRING') {
+          const held = await store?.range(p, column);
+          if (held) return rangeItem(column, held.min, held.max, pg.page, pg.size);
           const [range] = await run<{ min: number | null; max: number | null }>(rangeQuery(p, column));
           return rangeItem(column, range?.min ?? null, range?.max ?? null, pg.page, pg.size);
         }
+        const held = await store?.values(p, column, (filterSearch as string | undefined) || undefined);
+        if (held) return filterValuesPage(held.slice(pg.page * pg.size, (pg.page + 1) * pg.size), held.length, pg.page, pg.size);
         const rows = await run<{ n: number; v: string | null }>(distinctValuesQuery(p, column, (filterSearch as string | undefined) || undefined, pg.page, pg.size));
         const values = rows.flatMap((r) => (r.v === null ? [] : [r.v]));
         return filterValuesPage(values, Number(rows[0]?.n ?? 0), pg.page, pg.size);

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { ConfigError, DEFAULT_HEAP_GROWTH_PERCENT, loadConfig } from '../../src/config.js';
+import { ConfigError, DEFAULT_COLUMN_STORE_MB, DEFAULT_HEAP_GROWTH_PERCENT, loadConfig } from '../../src/config.js';
 import { limitHeapGrowth } from '../../src/server/heap.js';
 
 test('defaults', () => {
@@ -15,6 +15,9 @@ test('defaults', () => {
   assert.equal(c.heapGrowthPercent, DEFAULT_HEAP_GROWTH_PERCENT);
   assert.ok(DEFAULT_HEAP_GROWTH_PERCENT > 0, 'the server limits heap growth unless told otherwise');
   assert.equal(loadConfig({ HEAP_GROWTH_PERCENT: '0' }).heapGrowthPercent, 0);
+  assert.equal(c.columnStoreMb, DEFAULT_COLUMN_STORE_MB);
+  assert.equal(loadConfig({ COLUMN_STORE_MB: '0' }).columnStoreMb, 0);
+  assert.throws(() => loadConfig({ COLUMN_STORE_MB: 'lots' }), /COLUMN_STORE_MB="lots": must be an integer from 0 to 65536/);
 });
 
 test('every bad value is named at once, with what is allowed', () => {

@@ -1,0 +1,134 @@
+/**
+ * The column store (src/reports/column-store.ts) answers counts, filter values and ranges
+ * exactly as SQL does: the service with the store on for every tenant (minRows 0) gives
+ * the answers of the service with no store and no precomputed figures, for filters of
+ * every kind it holds (dictionary exact / not equal / resolved contains, number, currency
+ * and date ranges, NULLs), and declines what it does not hold.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { engines } from '../helpers/engines.js';
+import { fixtureApp, type FixtureApp } from '../helpers/fixture-app.js';
+import { ORG } from '../fixtures/small-bundle.js';
+import { reportById } from '../../src/reports/catalog/index.js';
+import { buildPlan } from '../../src/reports/plan.js';
+import { loadOrgMetadata } from '../../src/reports/metadata.js';
+import { loadPrecomputed } from '../../src/reports/precomputed.js';
+import { accelerate } from '../../src/reports/direct-sql.js';
+import { resolveDictionaryFilters, type RunQuery } from '../../src/reports/dictionary-filters.js';
+import { countQuery } from '../../src/reports/query.js';
+import { columnStore, type StorePlan } from '../../src/reports/column-store.js';
+
+const GVA = '/v1/report-analytics/report/GLOBAL_VERTICAL_ACCOUNTS';
+
+const FILTERS: Array<Record<string, string>> = [
+  { country: 'US' },
+  { country: 'US-,-DE-,-nowhere' },
+  { country: 'US-!-' },
+  { state: 'CA-!-' },
+  { city: 'an-?-' },
+  { city: 'o-^-', country: 'US' },
+  { partner_account_type: 'Customer' },
+  { partner_account_type: 'Customer-!-' },
+  { account_acv: '100<->' },
+  { account_acv: '<->100' },
+  { account_acv: '50.5<->700' },
+  { open_pipeline_amount: '100<->300', country: 'US' },
+  { number_of_employees: '1<->100000' },
+  { partner_first_match_date: '0<->9999999999' },
+  { recent_open_opp_date: '1<->' },
+  { partner_org_name: 'alpha-?-', account_acv: '1<->' },
+  { partner_account_type: 'x-^-', partner_count: '1<->' },
+  { country: 'nowhere' },
+  { city: 'qqqq-?-' },
+];
+
+const FIELDS = ['city', 'country', 'state', 'partner_org_name', 'partner_account_type', 'partner_count', 'account_acv', 'open_pipeline_amount', 'number_of_employees', 'partner_first_match_date', 'recent_open_opp_date'];
+
+for (const engine of engines) {
+  describe(`column store on ${engine.name}`, () => {
+    let plain: FixtureApp;
+    let held: FixtureApp;
+    before(async () => {
+      plain = await fixtureApp(engine, { reports: { columnStore: false, precomputed: false, pageCacheRows: 0 } });
+      held = await fixtureApp(engine, { reports: { columnStore: { minRows: 0 } } });
+    });
+    after(async () => {
+      await plain.close();
+      await held.close();
+    });
+
+    const plan = async (filters: Record<string, string>, search = ''): Promise<StorePlan> => {
+      const db = held.database.db;
+      const orgId = (await db.selectFrom('orgs').select('id').where('public_id', '=', ORG.ACME).executeTakeFirstOrThrow()).id;
+      const meta = await loadOrgMetadata(db, orgId);
+      const pre = await loadPrecomputed(db, orgId);
+      const built = accelerate(Object.assign(buildPlan({ report: reportById('GLOBAL_VERTICAL_ACCOUNTS'), meta, body: { filters, search, columns: undefined, context: undefined }, paging: { page: 0, size: 20, sort: [] }, nowSeconds: 0 }), { version: 'test', pre }), pre);
+      const run = (async (q) => (await q.execute(db)).rows) as RunQuery;
+      return resolveDictionaryFilters(built, run);
+    };
+
+    test('counts equal SQL counts, and the store answers them itself', async () => {
+      const store = columnStore({ db: held.database.db, minRows: 0 });
+      for (const filters of FILTERS) {
+        const p = await plan(filters);
+        const fromStore = await store.count(p);
+        assert.notEqual(fromStore, undefined, JSON.stringify(filters));
+        const fromSql = Number(((await countQuery(p).execute(held.database.db)).rows[0] as { n: unknown }).n);
+        assert.equal(fromStore, fromSql, JSON.stringify(filters));
+      }
+      // A filter set that keeps some rows and drops others proves the test is not vacuous.
+      const counts = await Promise.all(FILTERS.map(async (f) => store.count(await plan(f))));
+      assert.ok(new Set(counts).size >= 4, `counts: ${counts.join(', ')}`);
+    });
+
+    test('it declines what it does not hold: search, columns outside the copy, small tenants', async () => {
+      const store = columnStore({ db: held.database.db, minRows: 0 });
+      assert.equal(await store.count(await plan({ country: 'US' }, 'acme')), undefined);
+      assert.equal(await store.count(await plan({ street: 'x-!-' })), undefined);
+      // A "contains" not resolved to a value list (dictionary-filters.ts) is SQL's.
+      const resolved = await plan({ city: 'an-?-' });
+      assert.notEqual(await store.count(resolved), undefined);
+      assert.equal(await store.count({ ...resolved, filters: [{ column: resolved.filters[0]!.column, filter: { operation: 'contains', values: ['an'] } }] }), undefined);
+      assert.equal(await store.count(await plan({ custom_tier: 'Gold' })), undefined);
+      assert.equal(await store.count(await plan({ custom_ispartnerpaid: 'true' })), undefined);
+      assert.equal(await columnStore({ db: held.database.db }).count(await plan({ country: 'US' })), undefined);
+      // rids that are not 1..N (a row count that does not match): SQL answers.
+      const p = await plan({ country: 'US' });
+      const wrong = { ...p, version: 'other', pre: { ...p.pre, tables: new Map([['rpt_global_accounts', { ...p.pre.tables.get('rpt_global_accounts')!, rows: 999 }]]) } };
+      assert.equal(await store.count(wrong), undefined);
+    });
+
+    test('records, filter values and ranges through the service equal the plain path', async () => {
+      for (const filters of FILTERS) {
+        const [a, b] = await Promise.all([plain.ok(`${GVA}/records?size=3`, { filters }), held.ok(`${GVA}/records?size=3`, { filters })]);
+        assert.deepEqual(b, a, JSON.stringify(filters));
+        for (const field of FIELDS) {
+          for (const q of ['', '&filterSearch=a', '&page=1&size=1']) {
+            const u = `${GVA}/filterdata?filterField=${field}${q}`;
+            const [x, y] = await Promise.all([plain.ok(u, { filters }), held.ok(u, { filters })]);
+            assert.deepEqual(y, x, `${u} ${JSON.stringify(filters)}`);
+          }
+        }
+      }
+    });
+
+    test('held columns are typed by their values: Int32 for whole numbers, Float64 otherwise, positions for dictionaries', async () => {
+      const db = held.database.db;
+      const p = await plan({});
+      const store = columnStore({ db, minRows: 0 });
+      // Ranges read the held columns; compare with SQL's min and max.
+      for (const name of ['account_acv', 'number_of_employees', 'partner_first_match_date']) {
+        const column = p.columns.find((c) => c.key === name)!;
+        const r = await store.range(p, column);
+        const row = (await sql<{ min: number | null; max: number | null }>`select min(${sql.ref(name)})::double precision as min, max(${sql.ref(name)})::double precision as max from rpt_account_facts where org_id = ${p.orgId}`.execute(db)).rows[0]!;
+        assert.deepEqual(r, { min: row.min, max: row.max }, name);
+      }
+      const city = p.columns.find((c) => c.key === 'city')!;
+      const values = await store.values(p, city, undefined);
+      const expected = (await sql<{ v: string }>`select distinct city as v from rpt_global_accounts where org_id = ${p.orgId} and city is not null`.execute(db)).rows.map((r) => r.v);
+      assert.deepEqual([...(values ?? [])].sort(), expected.sort());
+    });
+  });
+}
