@@ -171,7 +171,7 @@ function scenarios(partnerId: string, partnerIds: string[], rows: number): Scena
   return ONLY ? list.filter((s) => ONLY.includes(s.name)) : list;
 }
 
-function startServer(): Promise<{ child: ChildProcess; url: string; peakRss: () => number; resetPeakRss: () => boolean }> {
+function startServer(): Promise<{ child: ChildProcess; url: string; peakRss: () => number; rss: () => number; resetPeakRss: () => boolean }> {
   return new Promise((resolve, reject) => {
     const port = 18_000 + Math.floor(Math.random() * 1000);
     const child = spawn(process.execPath, [join(ROOT, 'bin', 'partner-reports.js'), 'serve', '--port', String(port)], {
@@ -189,19 +189,21 @@ function startServer(): Promise<{ child: ChildProcess; url: string; peakRss: () 
         return false;
       }
     };
-    const peakRss = () => {
+    const statusKb = (field: 'VmHWM' | 'VmRSS') => {
       try {
         const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
-        return Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024;
+        return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) * 1024;
       } catch {
         return 0;
       }
     };
+    const peakRss = () => statusKb('VmHWM');
+    const rss = () => statusKb('VmRSS');
     const deadline = Date.now() + 30_000;
     const poll = async () => {
       try {
         const res = await fetch(`${url}/readyz`);
-        if (res.ok) return resolve({ child, url, peakRss, resetPeakRss });
+        if (res.ok) return resolve({ child, url, peakRss, rss, resetPeakRss });
       } catch {
         /* not yet */
       }
@@ -293,7 +295,7 @@ async function main(): Promise<void> {
     log('(the build reported type errors; the emitted JavaScript is used anyway)');
   }
   const data = await prepareData();
-  const { child, url, peakRss, resetPeakRss } = await startServer();
+  const { child, url, peakRss, rss, resetPeakRss } = await startServer();
   // The floor's sessions run as the service's do (src/db/database.ts turns JIT off per
   // connection): otherwise the floor would pay JIT compilation the service never pays.
   const pool = new pg.Pool({ connectionString: benchUrl.toString(), max: CONCURRENCY, options: '-c jit=off' });
@@ -322,9 +324,10 @@ async function main(): Promise<void> {
     log('- CSV download of every GLOBAL_VERTICAL_ACCOUNTS row');
     const runPeak = peakRss();
     const csvAlone = resetPeakRss();
+    const rssBefore = rss();
     const csvResult = ONLY && !ONLY.includes('csv') ? undefined : await csvThroughput(url, data.key);
-    const csv = csvResult && { ...csvResult, serverPeakRssBytes: csvAlone ? peakRss() : null };
-    if (csv) log(`  ${csv.rows} rows in ${csv.seconds.toFixed(1)} s = ${csv.rowsPerSecond} rows/s; server peak RSS during the download ${csv.serverPeakRssBytes === null ? 'not measurable' : `${(csv.serverPeakRssBytes / 1048576).toFixed(0)} MiB`}`);
+    const csv = csvResult && { ...csvResult, serverPeakRssBytes: csvAlone ? peakRss() : null, serverRssBeforeBytes: rssBefore };
+    if (csv) log(`  ${csv.rows} rows in ${csv.seconds.toFixed(1)} s = ${csv.rowsPerSecond} rows/s; server peak RSS during the download ${csv.serverPeakRssBytes === null ? 'not measurable' : `${(csv.serverPeakRssBytes / 1048576).toFixed(0)} MiB`} (${(rssBefore / 1048576).toFixed(0)} MiB when it started)`);
     const report = {
       at: new Date().toISOString(),
       commit: (() => {

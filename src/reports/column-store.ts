@@ -40,6 +40,8 @@ const COPY = 'rpt_account_facts';
 const COPY_COLUMNS: ReadonlySet<string> = new Set(ACCOUNT_FACT_COLUMNS);
 /** NULL in an Int32 column (a value equal to it makes the column Float64). */
 const INT_NULL = -2147483648;
+/** Bitsets kept (250 KB each at 2,000,000 rows). */
+const BITSETS = 16;
 /** Rows per loading statement: 2 MB of float8 at most (4 MB of hex text on the wire). */
 const LOAD_CHUNK = 262_144;
 
@@ -210,13 +212,13 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
   // Each test's rows as a bitset (one bit per row: 250 KB at 2,000,000 rows), kept per
   // (organization, data version, column, test): a request that changes one filter of
   // several (the usual refinement) tests one column, and ANDs the others' bitsets.
-  // Their buffers are reused once evicted: a new 250 KB buffer per request (the range
-  // scenario of the benchmark, about 200 a second) left the server's RSS 100 MB higher,
-  // as malloc kept the freed blocks. A buffer is evicted only when 64 newer tests were
-  // used since, so none of the (at most a few dozen) bitsets one request reads at once.
+  // Their buffers are reused once evicted, so a request with one new test (the range
+  // scenario of the benchmark: about 200 a second) allocates nothing for it. A buffer is
+  // evicted only when BITSETS newer tests were used since, so never one that the request
+  // evicting it reads (see `keep` below).
   const spare = new Map<number, Uint32Array[]>();
   const bitsets = new LRUCache<string, { bits: Uint32Array; passing: number }>({
-    max: 64,
+    max: BITSETS,
     dispose: (value) => {
       const list = spare.get(value.bits.length) ?? [];
       if (list.length < 4) list.push(value.bits);
@@ -253,7 +255,11 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
       extra: extra ? columns[columns.length - 1]! : null,
       select: () => {
         if (tests.length === 0) return 'all';
+        // More tests than bitsets kept: computed apart, so that none evicts (and lends its
+        // buffer to) another test of the same request.
+        const keep = tests.length <= BITSETS;
         const parts = tests.map(({ test, key }, k) => {
+          if (!keep) return applyTest(test, columns[k]!, new Uint32Array((rows + 31) >>> 5));
           let hit = bitsets.get(key);
           if (!hit) {
             hit = applyTest(test, columns[k]!, bitsetOf((rows + 31) >>> 5));

@@ -28,8 +28,12 @@ import type { Database } from '../db/database.js';
 
 /** Rows per keyset batch of ready lines (about 1 KB each). */
 const CSV_BATCH = 10_000;
-/** Rows per COPY batch (about 0.7 KB each at 65 columns) and batches produced at once. */
-const COPY_BATCH = 20_000;
+/**
+ * Rows per COPY batch (about 0.7 KB each at 65 columns) and batches produced at once.
+ * 10,000: with 20,000 a download raised the server's RSS by 92 MB instead of 72, at the
+ * same speed (docs/benchmarks.md, ninth session).
+ */
+const COPY_BATCH = 10_000;
 const COPY_AHEAD = 2;
 
 /**
