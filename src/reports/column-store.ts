@@ -217,6 +217,9 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
   // evicted only when BITSETS newer tests were used since, so never one that the request
   // evicting it reads (see `keep` below).
   const spare = new Map<number, Uint32Array[]>();
+  // Which dictionary values a selection holds, per (selection, column): filter values of
+  // the same rows (any page, any filterSearch) cost no pass.
+  const present = new LRUCache<string, Uint8Array>({ max: 1000 });
   const bitsets = new LRUCache<string, { bits: Uint32Array; passing: number }>({
     max: BITSETS,
     dispose: (value) => {
@@ -235,7 +238,7 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
    * null when a filter or a column is beyond the store. `select` then returns the rows
    * that pass as a bitset and their number (`all` when there is no filter).
    */
-  async function prepare(plan: StorePlan, extra?: { name: string; kind: 'codes' | 'numbers'; type: Column['type'] }): Promise<{ select: () => { bits: Uint32Array; passing: number } | 'all'; extra: Held | null; dicts: Dictionaries } | null> {
+  async function prepare(plan: StorePlan, extra?: { name: string; kind: 'codes' | 'numbers'; type: Column['type'] }): Promise<{ select: () => { bits: Uint32Array; passing: number } | 'all'; selection: string; extra: Held | null; dicts: Dictionaries } | null> {
     if (!eligible(plan)) return null;
     const rows = rowsOf(plan)!;
     const dicts = await loadDictionaries(plan);
@@ -252,6 +255,8 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
     if (columns.some((c) => c === null || c.data.length !== rows)) return null;
     return {
       dicts,
+      // The rows selected, as the set of their tests (the same set selects the same rows).
+      selection: `${plan.orgId}:${plan.version}|${tests.map((t) => t.key).sort().join('|')}`,
       extra: extra ? columns[columns.length - 1]! : null,
       select: () => {
         if (tests.length === 0) return 'all';
@@ -294,16 +299,21 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
       ]);
       const values = prepared?.dicts.values.get(h.name);
       if (!prepared || prepared.extra?.kind !== 'codes' || !values) return undefined;
-      const codes = prepared.extra.data;
-      const seen = new Uint8Array(values.length);
-      const selected = prepared.select();
-      if (selected === 'all') for (let i = 0; i < codes.length; i++) seen[codes[i]!] = 1;
-      else {
-        const bits = selected.bits;
-        for (let i = 0; i < codes.length; i++) {
-          const c = codes[i]!;
-          seen[c] = seen[c]! | ((bits[i >>> 5]! >>> (i & 31)) & 1);
+      const memoKey = `${prepared.selection}>${h.name}`;
+      let seen = present.get(memoKey);
+      if (!seen) {
+        const codes = prepared.extra.data;
+        seen = new Uint8Array(values.length);
+        const selected = prepared.select();
+        if (selected === 'all') for (let i = 0; i < codes.length; i++) seen[codes[i]!] = 1;
+        else {
+          const bits = selected.bits;
+          for (let i = 0; i < codes.length; i++) {
+            const c = codes[i]!;
+            seen[c] = seen[c]! | ((bits[i >>> 5]! >>> (i & 31)) & 1);
+          }
         }
+        present.set(memoKey, seen);
       }
       const keep = found ? new Set(found.rows[0]?.v ?? []) : undefined;
       const out: string[] = [];
