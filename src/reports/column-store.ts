@@ -33,6 +33,7 @@ import { isOrgOnly, type QueryPlan } from './query.js';
 import { ACCOUNT_FACT_COLUMNS } from './narrow-copies.js';
 import type { FilterPlan } from './plan.js';
 import type { Precomputed } from './precomputed.js';
+import { accountsDashboard } from './column-dashboard.js';
 
 /** The report table whose copy the store reads, and that copy. */
 const SOURCE = 'rpt_global_accounts';
@@ -47,12 +48,17 @@ const LOAD_CHUNK = 262_144;
 
 type Codes = { kind: 'codes'; data: Uint16Array };
 type Numbers = { kind: 'numbers'; data: Int32Array | Float64Array };
-type Held = Codes | Numbers;
+/** Small per-row states computed by SQL (a boolean as 0 NULL / 1 false / 2 true; account runs). */
+type Flags = { kind: 'flags'; data: Uint8Array };
+type Held = Codes | Numbers | Flags;
+type Kind = Held['kind'];
 
 /** One organization's dictionaries: values by position (index 0 unused: NULL). */
 interface Dictionaries {
   values: Map<string, string[]>;
   position: Map<string, Map<string, number>>;
+  /** Per position, the rank of the value's lower case in text order (equal lower cases share one). */
+  lowerRank: Map<string, number[]>;
 }
 
 export interface ColumnStoreOptions {
@@ -73,6 +79,8 @@ export interface ColumnStore {
   values(plan: StorePlan, column: Column, filterSearch: string | undefined): Promise<string[] | undefined>;
   /** Min and max of a number, currency or date column over the plan's rows. */
   range(plan: StorePlan, column: Column): Promise<{ min: number | null; max: number | null } | undefined>;
+  /** The accounts dashboard's figures (query-dashboard.ts keys) over the plan's rows. */
+  dashboard(plan: StorePlan): Promise<{ totals: Record<string, unknown>; byPartner: Array<Record<string, unknown>> } | undefined>;
 }
 
 export function columnStore(options: ColumnStoreOptions): ColumnStore {
@@ -104,18 +112,24 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
     let hit = dictionaries.get(key);
     if (!hit) {
       hit = (async () => {
-        const rows = (await sql<{ col: string; pos: number; value: string }>`select col, pos, value from rpt_value_counts where org_id = ${plan.orgId} and tbl = ${SOURCE} order by col, pos`.execute(db)).rows;
+        // lrank: PostgreSQL's own lower() decides which values sort together.
+        const rows = (await sql<{ col: string; pos: number; value: string; lrank: number }>`
+          select col, pos, value, dense_rank() over (partition by col order by lower(value) collate "C") as lrank
+          from rpt_value_counts where org_id = ${plan.orgId} and tbl = ${SOURCE} order by col, pos`.execute(db)).rows;
         const values = new Map<string, string[]>();
         const position = new Map<string, Map<string, number>>();
+        const lowerRank = new Map<string, number[]>();
         for (const r of rows) {
           if (!values.has(r.col)) {
             values.set(r.col, ['']);
             position.set(r.col, new Map());
+            lowerRank.set(r.col, [0]);
           }
           values.get(r.col)![r.pos] = r.value;
           position.get(r.col)!.set(r.value, r.pos);
+          lowerRank.get(r.col)![r.pos] = Number(r.lrank);
         }
-        return { values, position };
+        return { values, position, lowerRank };
       })();
       hit.catch(() => dictionaries.delete(key));
       dictionaries.set(key, hit);
@@ -123,14 +137,14 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
     return hit;
   }
 
-  async function column(plan: StorePlan, name: string, kind: 'codes' | 'numbers', type: Column['type']): Promise<Held | null> {
-    const key = `${plan.orgId}:${plan.version}:${name}`;
+  async function column(plan: StorePlan, name: string, kind: Kind, type: Column['type']): Promise<Held | null> {
+    const key = `${plan.orgId}:${plan.version}:${name}:${kind}`;
     const hit = held.get(key);
     if (hit) return hit;
     if (refused.has(key)) return null;
     let pending = loading.get(key);
     if (!pending) {
-      pending = loadColumn(plan, name, kind, type)
+      pending = (kind === 'flags' ? loadFlags(plan, name) : loadColumn(plan, name, kind, type))
         .then((h) => {
           if (h) held.set(key, h);
           else refused.set(key, true);
@@ -154,7 +168,8 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
     // Whole numbers (bigint columns: dates, counts) whose stored range fits are held as
     // Int32, packed so by the database: half the memory of Float64, integer comparisons.
     const summary = plan.pre.tables.get(SOURCE)?.columns.get(name);
-    const ints = kind === 'numbers' && (await bigintColumn(name)) && summary !== undefined && (summary.min === null || (summary.min > INT_NULL && summary.max !== null && summary.max <= 2147483647));
+    const dataType = kind === 'numbers' ? await columnType(name) : '';
+    const ints = dataType === 'integer' || (dataType === 'bigint' && summary !== undefined && (summary.min === null || (summary.min > INT_NULL && summary.max !== null && summary.max <= 2147483647)));
     const width = kind === 'codes' ? 2 : ints ? 4 : 8;
     const packed = kind === 'codes'
       ? sql`int2send(coalesce(d.pos, 0)::int2)`
@@ -193,20 +208,64 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
       return { kind: 'numbers', data: new Int32Array(out) };
     }
     swapped.swap64();
-    return { kind: 'numbers', data: new Float64Array(out) };
+    const values = new Float64Array(out);
+    // Whole amounts that fit (the usual currency values) are held as Int32 too: half the
+    // memory, and sums of them are exact in any order.
+    for (let i = 0; i < values.length; i++) {
+      const v = values[i]!;
+      if (!Number.isNaN(v) && !(Number.isInteger(v) && v > INT_NULL && v <= 2147483647)) return { kind: 'numbers', data: values };
+    }
+    const data = new Int32Array(values.length);
+    for (let i = 0; i < values.length; i++) data[i] = Number.isNaN(values[i]!) ? INT_NULL : values[i]!;
+    return { kind: 'numbers', data };
   }
 
-  const bigints = new Map<string, Promise<boolean>>();
-  function bigintColumn(name: string): Promise<boolean> {
-    let known = bigints.get(name);
+  const types = new Map<string, Promise<string>>();
+  function columnType(name: string): Promise<string> {
+    let known = types.get(name);
     if (!known) {
       known = sql<{ t: string }>`select data_type as t from information_schema.columns where table_schema = current_schema() and table_name = ${COPY} and column_name = ${name}`
         .execute(db)
-        .then((r) => r.rows[0]?.t === 'bigint');
-      known.catch(() => bigints.delete(name));
-      bigints.set(name, known);
+        .then((r) => r.rows[0]?.t ?? '');
+      known.catch(() => types.delete(name));
+      types.set(name, known);
     }
     return known;
+  }
+
+  /**
+   * `is_customer` as 0 (NULL) / 1 (false) / 2 (true), or `crm_account_id` as account runs:
+   * 0 where it is NULL, 1 on the first row of a run of one account, 2 on the rows after
+   * it. Runs are only held when every account is one run (its rows are adjacent in `rid`
+   * order, as the report's default order puts them): then counting runs counts accounts.
+   */
+  async function loadFlags(plan: StorePlan, name: string): Promise<Held | null> {
+    const rows = rowsOf(plan)!;
+    const runs = name === 'crm_account_id';
+    if (!runs && name !== 'is_customer') return null;
+    const out = new Uint8Array(rows);
+    for (let first = 1; first <= rows; first += LOAD_CHUNK) {
+      const last = Math.min(rows, first + LOAD_CHUNK - 1);
+      // The row before the chunk is read too, so a run crossing the boundary continues.
+      const state = runs
+        ? sql`case when r.crm_account_id is null then 0 when r.crm_account_id is distinct from lag(r.crm_account_id) over (order by r.rid) then 1 else 2 end`
+        : sql`case when r.is_customer then 2 when not r.is_customer then 1 else 0 end`;
+      const row = (await sql<{ b: Uint8Array | null; n: number }>`
+        select string_agg(int2send(s.x::int2), ''::bytea order by s.rid) as b, count(*) as n
+        from (select r.rid, ${state} as x from ${sql.table(COPY)} r where r.org_id = ${plan.orgId} and r.rid between ${Math.max(1, first - 1)} and ${last}) s
+        where s.rid >= ${first}`.execute(db)).rows[0];
+      if (!row?.b || Number(row.n) !== last - first + 1 || row.b.byteLength !== (last - first + 1) * 2) return null;
+      // int2 big-endian: the low byte is the second of each pair.
+      for (let i = 0; i < last - first + 1; i++) out[first - 1 + i] = row.b[2 * i + 1]!;
+    }
+    const count = (await sql<{ n: number; accounts: number }>`select count(*) as n, ${runs ? sql`count(distinct r.crm_account_id)` : sql`0`} as accounts from ${sql.table(COPY)} r where r.org_id = ${plan.orgId}`.execute(db)).rows[0];
+    if (Number(count?.n) !== rows) return null;
+    if (runs) {
+      let starts = 0;
+      for (let i = 0; i < rows; i++) if (out[i] === 1) starts++;
+      if (starts !== Number(count?.accounts)) return null;
+    }
+    return { kind: 'flags', data: out };
   }
 
   // Each test's rows as a bitset (one bit per row: 250 KB at 2,000,000 rows), kept per
@@ -319,6 +378,36 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
       const out: string[] = [];
       for (let pos = 1; pos < values.length; pos++) if (seen[pos] === 1 && (!keep || keep.has(values[pos]!))) out.push(values[pos]!);
       return out;
+    },
+
+    async dashboard(plan) {
+      if (plan.report.id !== 'GLOBAL_VERTICAL_ACCOUNTS') return undefined;
+      const prepared = await prepare(plan);
+      if (!prepared) return undefined;
+      const { dicts } = prepared;
+      const publicIds = dicts.values.get('partner_org_public_id');
+      const names = dicts.values.get('partner_org_name');
+      const nameLowerRank = dicts.lowerRank.get('partner_org_name');
+      if (!publicIds || !names || !nameLowerRank) return undefined;
+      const [runs, customer, partnerId, partnerPublicId, partnerName, pipeline, acv] = await Promise.all([
+        column(plan, 'crm_account_id', 'flags', 'string'),
+        column(plan, 'is_customer', 'flags', 'boolean'),
+        column(plan, 'partner_org_id', 'numbers', 'number'),
+        column(plan, 'partner_org_public_id', 'codes', 'uuid'),
+        column(plan, 'partner_org_name', 'codes', 'string'),
+        column(plan, 'open_pipeline_amount', 'numbers', 'currency'),
+        column(plan, 'account_acv', 'numbers', 'currency'),
+      ]);
+      if (runs?.kind !== 'flags' || customer?.kind !== 'flags' || partnerPublicId?.kind !== 'codes' || partnerName?.kind !== 'codes') return undefined;
+      // Sums must come out as PostgreSQL's: whole amounts held as Int32 (a double sum of
+      // fractions depends on the order of addition).
+      if (!(partnerId?.data instanceof Int32Array) || !(pipeline?.data instanceof Int32Array) || !(acv?.data instanceof Int32Array)) return undefined;
+      const selected = prepared.select();
+      const figures = accountsDashboard(
+        { rows: rowsOf(plan)!, bits: selected === 'all' ? null : selected.bits, runs: runs.data, customer: customer.data, partnerId: partnerId.data, partnerPublicId: partnerPublicId.data, partnerName: partnerName.data, pipeline: pipeline.data, acv: acv.data },
+        { publicIds, names, nameLowerRank },
+      );
+      return figures ?? undefined;
     },
 
     async range(plan, target) {

@@ -339,6 +339,8 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
         const stored = isAllRows(p) && p.pre.tables.has(p.report.table) ? storedDashboardQuery(p.report.id, p.orgId) : undefined;
         const row = stored ? (await run<{ totals: Record<string, unknown>; by_partner: Array<Record<string, unknown>> }>(stored))[0] : undefined;
         if (row) return renderDashboard(p.report.id as ReportId, row.totals, row.by_partner, undefined);
+        const held = await store?.dashboard(p);
+        if (held) return renderDashboard(p.report.id as ReportId, held.totals, held.byPartner, undefined);
         const figures = await runDashboard(db, dashboardQueries(p));
         return renderDashboard(p.report.id as ReportId, figures.totals, figures.byPartner, figures.byEventType);
       }, flight);

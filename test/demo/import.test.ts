@@ -107,6 +107,7 @@ for (const engine of engines) {
           const [a, b] = await Promise.all([ask(plain, `${GVA}/records?size=5`, { filters }), ask(held, `${GVA}/records?size=5`, { filters })]);
           assert.deepEqual(b, a, JSON.stringify(filters));
           totals.add(a.totalElements);
+          assert.deepEqual(await ask(held, `${GVA}/dashboard`, { filters }), await ask(plain, `${GVA}/dashboard`, { filters }), `dashboard ${JSON.stringify(filters)}`);
           for (const field of ['industry', 'country', 'annual_revenue', 'partner_first_match_date']) {
             const u = `${GVA}/filterdata?filterField=${field}&size=50`;
             assert.deepEqual(await ask(held, u, { filters }), await ask(plain, u, { filters }), `${field} ${JSON.stringify(filters)}`);
@@ -120,6 +121,8 @@ for (const engine of engines) {
         const plan = accelerate(Object.assign(buildPlan({ report: reportById('GLOBAL_VERTICAL_ACCOUNTS'), meta, body: { filters: filterSets[3]!, search: '', columns: undefined, context: undefined }, paging: { page: 0, size: 20, sort: [] }, nowSeconds: 0 }), { version: 'x', pre }), pre);
         const fromStore = await columnStore({ db: database.db, minRows: 0 }).count(plan);
         assert.equal(fromStore, (await ask(plain, `${GVA}/records?size=1`, { filters: filterSets[3] })).totalElements);
+        const dashboard = await columnStore({ db: database.db, minRows: 0 }).dashboard(plan);
+        assert.ok(dashboard && Number(dashboard.totals.overlapping_accounts) > 1 && dashboard.byPartner.length > 1, 'the store computed the dashboard');
       } finally {
         await plain.close();
         await held.close();

@@ -114,6 +114,17 @@ for (const engine of engines) {
       }
     });
 
+    test('filtered dashboards equal the SQL ones, and the store computes them itself', async () => {
+      for (const filters of [{}, ...FILTERS]) {
+        const [a, b] = await Promise.all([plain.ok(`${GVA}/dashboard`, { filters }), held.ok(`${GVA}/dashboard`, { filters })]);
+        assert.deepEqual(b, a, JSON.stringify(filters));
+      }
+      const store = columnStore({ db: held.database.db, minRows: 0 });
+      const figures = await store.dashboard(await plan({ country: 'US' }));
+      assert.ok(figures, 'the store answered');
+      assert.ok(Number(figures.totals.overlaps) > 0 && figures.byPartner.length > 0, JSON.stringify(figures));
+    });
+
     test('held columns are typed by their values: Int32 for whole numbers, Float64 otherwise, positions for dictionaries', async () => {
       const db = held.database.db;
       const p = await plan({});
