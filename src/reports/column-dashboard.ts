@@ -23,10 +23,9 @@ export interface DashboardColumns {
   runs: Uint8Array;
   /** 0 NULL, 1 false, 2 true. */
   customer: Uint8Array;
-  partnerId: Int32Array;
   /** Dictionary positions (0 NULL) of the partner's public id and name. */
-  partnerPublicId: Uint16Array;
-  partnerName: Uint16Array;
+  partnerPublicId: Uint8Array | Uint16Array;
+  partnerName: Uint8Array | Uint16Array;
   /** Whole amounts; INT_NULL for NULL. Their sums (at most 2^31 times 2^31 rows) are exact. */
   pipeline: Int32Array;
   acv: Int32Array;
@@ -69,8 +68,10 @@ export function accountsDashboard(c: DashboardColumns, names: PartnerNames): { t
   let nullRows = 0;
   let nullPipeline = NaN;
   let nullAcv = NaN;
-  const partners = new Set<number>();
-  let lastPartner = INT_NULL;
+  // Partners are counted by public id: the store checked that it names exactly one
+  // `partner_org_id` (and is NULL exactly where that is), so the counts are equal.
+  const partnerSeen = new Uint8Array(names.publicIds.length);
+  let partners = 0;
   // (public id, name) pairs by their two positions: a table, not a Map per row.
   const width = names.names.length;
   if (names.publicIds.length * width > 1 << 22) return null;
@@ -91,9 +92,6 @@ export function accountsDashboard(c: DashboardColumns, names: PartnerNames): { t
     if (state === 1) run++;
     if (bits !== null && ((bits[i >>> 5]! >>> (i & 31)) & 1) === 0) continue;
     overlaps++;
-    const pid = c.partnerId[i]!;
-    if (pid !== lastPartner && pid !== INT_NULL) partners.add(pid);
-    lastPartner = pid;
     const pv = c.pipeline[i]!;
     const av = c.acv[i]!;
     const p = pv === INT_NULL ? NaN : pv;
@@ -117,6 +115,10 @@ export function accountsDashboard(c: DashboardColumns, names: PartnerNames): { t
     }
     const pub = c.partnerPublicId[i]!;
     const name = c.partnerName[i]!;
+    if (pub !== 0 && partnerSeen[pub] === 0) {
+      partnerSeen[pub] = 1;
+      partners++;
+    }
     const key = pub * width + name;
     let index = slot[key]!;
     if (index < 0) {
@@ -157,7 +159,7 @@ export function accountsDashboard(c: DashboardColumns, names: PartnerNames): { t
       open_pipeline_amount: pair.pipeline,
     }));
   return {
-    totals: { overlapping_accounts: accounts, overlaps, partners: partners.size, customers, open_pipeline_amount: pipelineSum, account_acv: acvSum },
+    totals: { overlapping_accounts: accounts, overlaps, partners, customers, open_pipeline_amount: pipelineSum, account_acv: acvSum },
     byPartner,
   };
 }

@@ -46,7 +46,8 @@ const BITSETS = 16;
 /** Rows per loading statement: 2 MB of float8 at most (4 MB of hex text on the wire). */
 const LOAD_CHUNK = 262_144;
 
-type Codes = { kind: 'codes'; data: Uint16Array };
+/** Dictionary positions: one byte when the dictionary has at most 255 values, else two. */
+type Codes = { kind: 'codes'; data: Uint8Array | Uint16Array };
 type Numbers = { kind: 'numbers'; data: Int32Array | Float64Array };
 /** Small per-row states computed by SQL (a boolean as 0 NULL / 1 false / 2 true; account runs). */
 type Flags = { kind: 'flags'; data: Uint8Array };
@@ -201,7 +202,9 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
     const swapped = Buffer.from(out);
     if (width === 2) {
       swapped.swap16();
-      return { kind: 'codes', data: new Uint16Array(out) };
+      const wide = new Uint16Array(out);
+      if ((plan.pre.tables.get(SOURCE)?.columns.get(name)?.distinctValues ?? Infinity) > 255) return { kind: 'codes', data: wide };
+      return { kind: 'codes', data: Uint8Array.from(wide) };
     }
     if (width === 4) {
       swapped.swap32();
@@ -266,6 +269,29 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
       if (starts !== Number(count?.accounts)) return null;
     }
     return { kind: 'flags', data: out };
+  }
+
+  /**
+   * Whether each partner's public id names exactly one `partner_org_id` and the reverse,
+   * NULL together: then distinct public ids count the dashboard's distinct partners, and
+   * the store need not hold the ids (8 MB at 2,000,000 rows). Per organization and version.
+   */
+  const bijections = new LRUCache<string, Promise<boolean>>({ max: 100 });
+  function partnersByPublicId(plan: StorePlan): Promise<boolean> {
+    const key = `${plan.orgId}:${plan.version}`;
+    let known = bijections.get(key);
+    if (!known) {
+      known = sql<{ a: number; b: number; c: number; d: number }>`
+        select count(distinct r.partner_org_id) as a, count(distinct r.partner_org_public_id) as b,
+          count(distinct (r.partner_org_id, r.partner_org_public_id)) as c,
+          count(*) filter (where (r.partner_org_id is null) <> (r.partner_org_public_id is null)) as d
+        from ${sql.table(COPY)} r where r.org_id = ${plan.orgId}`
+        .execute(db)
+        .then(({ rows: [r] }) => !!r && Number(r.a) === Number(r.b) && Number(r.b) === Number(r.c) && Number(r.d) === 0);
+      known.catch(() => bijections.delete(key));
+      bijections.set(key, known);
+    }
+    return known;
   }
 
   // Each test's rows as a bitset (one bit per row: 250 KB at 2,000,000 rows), kept per
@@ -389,10 +415,10 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
       const names = dicts.values.get('partner_org_name');
       const nameLowerRank = dicts.lowerRank.get('partner_org_name');
       if (!publicIds || !names || !nameLowerRank) return undefined;
-      const [runs, customer, partnerId, partnerPublicId, partnerName, pipeline, acv] = await Promise.all([
+      const [oneToOne, runs, customer, partnerPublicId, partnerName, pipeline, acv] = await Promise.all([
+        partnersByPublicId(plan),
         column(plan, 'crm_account_id', 'flags', 'string'),
         column(plan, 'is_customer', 'flags', 'boolean'),
-        column(plan, 'partner_org_id', 'numbers', 'number'),
         column(plan, 'partner_org_public_id', 'codes', 'uuid'),
         column(plan, 'partner_org_name', 'codes', 'string'),
         column(plan, 'open_pipeline_amount', 'numbers', 'currency'),
@@ -401,10 +427,10 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
       if (runs?.kind !== 'flags' || customer?.kind !== 'flags' || partnerPublicId?.kind !== 'codes' || partnerName?.kind !== 'codes') return undefined;
       // Sums must come out as PostgreSQL's: whole amounts held as Int32 (a double sum of
       // fractions depends on the order of addition).
-      if (!(partnerId?.data instanceof Int32Array) || !(pipeline?.data instanceof Int32Array) || !(acv?.data instanceof Int32Array)) return undefined;
+      if (!oneToOne || !(pipeline?.data instanceof Int32Array) || !(acv?.data instanceof Int32Array)) return undefined;
       const selected = prepared.select();
       const figures = accountsDashboard(
-        { rows: rowsOf(plan)!, bits: selected === 'all' ? null : selected.bits, runs: runs.data, customer: customer.data, partnerId: partnerId.data, partnerPublicId: partnerPublicId.data, partnerName: partnerName.data, pipeline: pipeline.data, acv: acv.data },
+        { rows: rowsOf(plan)!, bits: selected === 'all' ? null : selected.bits, runs: runs.data, customer: customer.data, partnerPublicId: partnerPublicId.data, partnerName: partnerName.data, pipeline: pipeline.data, acv: acv.data },
         { publicIds, names, nameLowerRank },
       );
       return figures ?? undefined;
@@ -496,7 +522,7 @@ function signature(test: Test): string {
  */
 function applyTest(test: Test, held: Held, bits: Uint32Array): { bits: Uint32Array; passing: number } {
   let passing: number;
-  if (test.kind === 'codes') passing = codeBits(test.listed, held.data as Uint16Array, bits);
+  if (test.kind === 'codes') passing = held.data instanceof Uint8Array ? codeBits8(test.listed, held.data, bits) : codeBits(test.listed, held.data as Uint16Array, bits);
   // Int32: its NULL (INT_NULL) lies below every lower bound used here. Float64: NULL is
   // NaN, which fails both comparisons.
   else if (held.data instanceof Int32Array) passing = intBits(Math.max(test.lo, INT_NULL + 1), test.hi, held.data, bits);
@@ -505,6 +531,18 @@ function applyTest(test: Test, held: Held, bits: Uint32Array): { bits: Uint32Arr
 }
 
 function codeBits(listed: Uint8Array, codes: Uint16Array, bits: Uint32Array): number {
+  let passing = 0;
+  for (let w = 0; w < bits.length; w++) {
+    const end = Math.min(codes.length, (w + 1) << 5);
+    let word = 0;
+    for (let i = w << 5, b = 0; i < end; i++, b++) word |= listed[codes[i]!]! << b;
+    bits[w] = word;
+    passing += popcount(word);
+  }
+  return passing;
+}
+
+function codeBits8(listed: Uint8Array, codes: Uint8Array, bits: Uint32Array): number {
   let passing = 0;
   for (let w = 0; w < bits.length; w++) {
     const end = Math.min(codes.length, (w + 1) << 5);

@@ -16,14 +16,13 @@ test('per-account, per-partner and total figures follow the SQL grouping', () =>
   // partner:     p1   p1   p2   p2   p1   p2   p3   p1
   const runs = Uint8Array.from([1, 2, 2, 1, 0, 0, 1, 1]);
   const customer = Uint8Array.from([1, 2, 0, 1, 2, 2, 0, 1]);
-  const partnerId = Int32Array.from([11, 11, 12, 12, 11, 12, 13, 11]);
   // Dictionary positions: ids 1 'b-id', 2 'a-id', 3 'c-id'; names 1 'Alpha', 2 'alpha', 3 'Zed'.
   const partnerPublicId = Uint16Array.from([1, 1, 2, 2, 1, 2, 3, 1]);
   const partnerName = Uint16Array.from([1, 1, 2, 2, 1, 2, 3, 1]);
   const pipeline = Int32Array.from([100, 100, 100, 50, 7, N, N, 30]);
   const acv = Int32Array.from([10, 10, 10, N, 3, 4, N, 5]);
   const names = { publicIds: ['', 'b-id', 'a-id', 'c-id'], names: ['', 'Alpha', 'alpha', 'Zed'], nameLowerRank: [0, 1, 1, 2] };
-  const all = accountsDashboard({ rows: 8, bits: null, runs, customer, partnerId, partnerPublicId, partnerName, pipeline, acv }, names);
+  const all = accountsDashboard({ rows: 8, bits: null, runs, customer, partnerPublicId, partnerName, pipeline, acv }, names);
   assert.ok(all);
   assert.deepEqual(all.totals, {
     overlapping_accounts: 4, // A B C D (rows without an account are one group, not an account)
@@ -42,17 +41,17 @@ test('per-account, per-partner and total figures follow the SQL grouping', () =>
 
   // Only rows 2, 3 and 5 (bits): one partner pair, accounts A and B, the account-less row 5.
   const bits = Uint32Array.from([(1 << 2) | (1 << 3) | (1 << 5)]);
-  const some = accountsDashboard({ rows: 8, bits, runs, customer, partnerId, partnerPublicId, partnerName, pipeline, acv }, names);
+  const some = accountsDashboard({ rows: 8, bits, runs, customer, partnerPublicId, partnerName, pipeline, acv }, names);
   assert.deepEqual(some?.totals, { overlapping_accounts: 2, overlaps: 3, partners: 1, customers: 0, open_pipeline_amount: 150, account_acv: 14 });
   assert.deepEqual(some?.byPartner, [{ partner_public_id: 'a-id', partner_name: 'alpha', overlaps: 3, overlapping_accounts: 2, open_pipeline_amount: 150 }]);
 
   // Equal overlaps and equal lower-cased names: the id decides (code point order).
   const tie = accountsDashboard(
-    { rows: 2, bits: null, runs: Uint8Array.from([1, 1]), customer: Uint8Array.from([0, 0]), partnerId: Int32Array.from([1, 2]), partnerPublicId: Uint16Array.from([1, 2]), partnerName: Uint16Array.from([2, 1]), pipeline: Int32Array.from([N, N]), acv: Int32Array.from([N, N]) },
+    { rows: 2, bits: null, runs: Uint8Array.from([1, 1]), customer: Uint8Array.from([0, 0]), partnerPublicId: Uint16Array.from([1, 2]), partnerName: Uint16Array.from([2, 1]), pipeline: Int32Array.from([N, N]), acv: Int32Array.from([N, N]) },
     names,
   );
   assert.deepEqual(tie?.byPartner.map((p) => p.partner_public_id), ['a-id', 'b-id']);
   // No row selected: zeros and no partner.
-  const none = accountsDashboard({ rows: 8, bits: Uint32Array.from([0]), runs, customer, partnerId, partnerPublicId, partnerName, pipeline, acv }, names);
+  const none = accountsDashboard({ rows: 8, bits: Uint32Array.from([0]), runs, customer, partnerPublicId, partnerName, pipeline, acv }, names);
   assert.deepEqual(none, { totals: { overlapping_accounts: 0, overlaps: 0, partners: 0, customers: 0, open_pipeline_amount: 0, account_acv: 0 }, byPartner: [] });
 });
