@@ -84,7 +84,7 @@ for (const engine of engines) {
     test('the column store answers counts, filter values and ranges over 2000 rows as SQL does', async () => {
       // Bitsets of many words, tests shared between requests (kept bitsets ANDed with new ones).
       const plain = await buildApp({ config: { ...loadConfig({}), rateLimitPerMinute: 1_000_000 }, database, logger: false, clock: () => NOW, reports: { columnStore: false, pageCacheRows: 0 } });
-      const held = await buildApp({ config: { ...loadConfig({}), rateLimitPerMinute: 1_000_000 }, database, logger: false, clock: () => NOW, reports: { columnStore: { minRows: 0 } } });
+      const held = await buildApp({ config: { ...loadConfig({}), rateLimitPerMinute: 1_000_000 }, database, logger: false, clock: () => NOW, reports: { columnStore: { minRows: 0, waitForLoads: true } } });
       try {
         const ask = async (a: App, url: string, body: unknown) => {
           const res = await a.inject({ method: 'POST', url, headers: { 'api-key': keys.demo, 'content-type': 'application/json' }, payload: JSON.stringify(body) });
@@ -119,9 +119,9 @@ for (const engine of engines) {
         const pre = await loadPrecomputed(database.db, org.id);
         const meta = await loadOrgMetadata(database.db, org.id);
         const plan = accelerate(Object.assign(buildPlan({ report: reportById('GLOBAL_VERTICAL_ACCOUNTS'), meta, body: { filters: filterSets[3]!, search: '', columns: undefined, context: undefined }, paging: { page: 0, size: 20, sort: [] }, nowSeconds: 0 }), { version: 'x', pre }), pre);
-        const fromStore = await columnStore({ db: database.db, minRows: 0 }).count(plan);
+        const fromStore = await columnStore({ db: database.db, minRows: 0, waitForLoads: true }).count(plan);
         assert.equal(fromStore, (await ask(plain, `${GVA}/records?size=1`, { filters: filterSets[3] })).totalElements);
-        const dashboard = await columnStore({ db: database.db, minRows: 0 }).dashboard(plan);
+        const dashboard = await columnStore({ db: database.db, minRows: 0, waitForLoads: true }).dashboard(plan);
         assert.ok(dashboard && Number(dashboard.totals.overlapping_accounts) > 1 && dashboard.byPartner.length > 1, 'the store computed the dashboard');
       } finally {
         await plain.close();

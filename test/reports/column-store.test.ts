@@ -52,7 +52,7 @@ for (const engine of engines) {
     let held: FixtureApp;
     before(async () => {
       plain = await fixtureApp(engine, { reports: { columnStore: false, precomputed: false, pageCacheRows: 0 } });
-      held = await fixtureApp(engine, { reports: { columnStore: { minRows: 0 } } });
+      held = await fixtureApp(engine, { reports: { columnStore: { minRows: 0, waitForLoads: true } } });
     });
     after(async () => {
       await plain.close();
@@ -70,7 +70,7 @@ for (const engine of engines) {
     };
 
     test('counts equal SQL counts, and the store answers them itself', async () => {
-      const store = columnStore({ db: held.database.db, minRows: 0 });
+      const store = columnStore({ db: held.database.db, minRows: 0, waitForLoads: true });
       for (const filters of FILTERS) {
         const p = await plan(filters);
         const fromStore = await store.count(p);
@@ -84,7 +84,7 @@ for (const engine of engines) {
     });
 
     test('it declines what it does not hold: search, columns outside the copy, small tenants', async () => {
-      const store = columnStore({ db: held.database.db, minRows: 0 });
+      const store = columnStore({ db: held.database.db, minRows: 0, waitForLoads: true });
       assert.equal(await store.count(await plan({ country: 'US' }, 'acme')), undefined);
       assert.equal(await store.count(await plan({ street: 'x-!-' })), undefined);
       // A "contains" not resolved to a value list (dictionary-filters.ts) is SQL's.
@@ -114,12 +114,26 @@ for (const engine of engines) {
       }
     });
 
+    test('by default a request does not wait for a load: SQL answers until the columns are in', async () => {
+      const store = columnStore({ db: held.database.db, minRows: 0 });
+      const p = await plan({ country: 'US', account_acv: '1<->' });
+      assert.equal(await store.count(p), undefined, 'the first request starts the loads and is left to SQL');
+      let n: number | undefined;
+      for (let i = 0; i < 200 && n === undefined; i++) {
+        await new Promise((r) => setTimeout(r, 10));
+        n = await store.count(p);
+      }
+      const fromSql = Number(((await countQuery(p).execute(held.database.db)).rows[0] as { n: unknown }).n);
+      assert.equal(n, fromSql, 'once loaded, the store answers');
+      assert.equal(await store.dashboard(p), undefined, 'the dashboard columns are not loaded yet');
+    });
+
     test('filtered dashboards equal the SQL ones, and the store computes them itself', async () => {
       for (const filters of [{}, ...FILTERS]) {
         const [a, b] = await Promise.all([plain.ok(`${GVA}/dashboard`, { filters }), held.ok(`${GVA}/dashboard`, { filters })]);
         assert.deepEqual(b, a, JSON.stringify(filters));
       }
-      const store = columnStore({ db: held.database.db, minRows: 0 });
+      const store = columnStore({ db: held.database.db, minRows: 0, waitForLoads: true });
       const figures = await store.dashboard(await plan({ country: 'US' }));
       assert.ok(figures, 'the store answered');
       assert.ok(Number(figures.totals.overlaps) > 0 && figures.byPartner.length > 0, JSON.stringify(figures));
@@ -128,7 +142,7 @@ for (const engine of engines) {
     test('held columns are typed by their values: Int32 for whole numbers, Float64 otherwise, positions for dictionaries', async () => {
       const db = held.database.db;
       const p = await plan({});
-      const store = columnStore({ db, minRows: 0 });
+      const store = columnStore({ db, minRows: 0, waitForLoads: true });
       // Ranges read the held columns; compare with SQL's min and max.
       for (const name of ['account_acv', 'number_of_employees', 'partner_first_match_date']) {
         const column = p.columns.find((c) => c.key === name)!;
