@@ -16,7 +16,7 @@ import { buildPlan, customColumns, type ChannelOptions, type Plan } from './plan
 import { batchQuery, boundariesQuery, dictionaryValuesQuery, distinctValuesQuery, isAllRows, isWholeTable, rangeQuery, sortKeys, type QueryPlan } from './query.js';
 import { accelerate, countStatement, isDictionaryCount, pageStatement } from './direct-sql.js';
 import { resolveDictionaryFilters } from './dictionary-filters.js';
-import { columnStore } from './column-store.js';
+import { columnStore, type ColumnStoreOptions } from './column-store.js';
 import { loadPrecomputed, NOTHING_PRECOMPUTED, storedDashboardQuery, type Precomputed } from './precomputed.js';
 import { storedName } from './catalog/column.js';
 import { dashboardQueries, runDashboard } from './query-dashboard.js';
@@ -60,7 +60,7 @@ export interface ReportServiceDeps {
    * (column-store.ts). Default on (64 MiB, tenants of 100,000 rows or more); false turns
    * it off, tests lower `minRows` to 0 to prove it answers as SQL does.
    */
-  columnStore?: false | { maxBytes?: number; minRows?: number };
+  columnStore?: false | Omit<ColumnStoreOptions, 'db'>;
   /**
    * Pin "last N days" windows to stored dates (date-windows.ts). Default true; tests turn
    * it off to prove both give the same answers.

@@ -114,8 +114,8 @@ for (const engine of engines) {
       }
     });
 
-    test('by default a request does not wait for a load: SQL answers until the columns are in', async () => {
-      const store = columnStore({ db: held.database.db, minRows: 0 });
+    test('with waitForLoads false a request does not wait for a load: SQL answers until the columns are in', async () => {
+      const store = columnStore({ db: held.database.db, minRows: 0, waitForLoads: false });
       const p = await plan({ country: 'US', account_acv: '1<->' });
       assert.equal(await store.count(p), undefined, 'the first request starts the loads and is left to SQL');
       let n: number | undefined;
