@@ -49,7 +49,7 @@ export interface ReportServiceDeps {
    */
   precomputed?: boolean;
   /**
-   * Size of the page cache in rows (default 4,000, 200 pages of 20; 0 turns it off). A
+   * Size of the page cache in rows (default 2,000, 100 pages of 20; 0 turns it off). A
    * cached page is its JSON text alone: 1.5-4 KB a row at 65 columns.
    */
   pageCacheRows?: number;
@@ -231,9 +231,10 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
   // seen before while the data is unchanged, costs no query and no rendering. Only the
   // page's JSON text is kept (the row objects go once it is written: they took about
   // three times the text's memory), bounded by rows held.
-  // 4,000 rows: 500 first-seen pages of 20 (10,000 rows) held 19.5 MB of text, a third of
-  // the server's live heap after the benchmark (docs/benchmarks.md, ninth session).
-  const pageCacheRows = deps.pageCacheRows ?? 4_000;
+  // 2,000 rows: 500 first-seen pages of 20 (10,000 rows) held 19.5 MB of text, a third of
+  // the server's live heap after the benchmark, and with 4,000 the download after a full
+  // run still peaked at 306 MiB (docs/benchmarks.md, ninth session).
+  const pageCacheRows = deps.pageCacheRows ?? 2_000;
   const pageCache = pageCacheRows > 0 ? new LRUCache<string, { text: JsonText; rows: number }>({ maxSize: pageCacheRows, sizeCalculation: (page) => Math.max(1, page.rows) }) : undefined;
 
   async function pageRows(p: ServicePlan): Promise<Array<Record<string, unknown>>> {
