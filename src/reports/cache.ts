@@ -15,10 +15,9 @@ export interface FigureCache {
 /**
  * In memory, as JSON text within `maxBytes` (default 8 MiB; counted as UTF-16, two bytes
  * a character). Bounded by bytes, not entries: 20,000 pages of filter values kept as
- * objects held about 60 MB
- * (the server's RSS during a download after the benchmark's first-seen filter values
- * rose from 254 to 343 MiB); their text is a third of that. A hit is parsed again, a
- * few microseconds for these small figures.
+ * objects held about 60 MB (the server's RSS during a download after the benchmark's
+ * first-seen filter values rose from 254 to 343 MiB); their text is a third of that. A
+ * hit is parsed again, a few microseconds for these small figures.
  */
 export function memoryFigureCache(maxBytes = 8 * 1024 * 1024): FigureCache {
   const lru = new LRUCache<string, string>({ maxSize: maxBytes, sizeCalculation: (text, key) => Math.max(1, 2 * (text.length + key.length)) });
