@@ -1,8 +1,8 @@
 /**
  * Columns of the accounts' narrow copy (`rpt_account_facts`) held in this process as
  * typed arrays, one entry per row in `rid` order, for the figures that read every row of
- * a large tenant: the exact count of a filtered page, and filter values and ranges under
- * filters. On 2,000,000 rows PostgreSQL reads the 650 MB copy for each such figure (1-6 s
+ * a large tenant: the exact count of a filtered page, filter values and ranges under
+ * filters, and the filtered accounts dashboard. On 2,000,000 rows PostgreSQL reads the 650 MB copy for each such figure (1-6 s
  * at ten clients on two cores); the same test over two typed arrays takes a few
  * milliseconds. This is the columnar engine the issue's measurements pointed to, kept to
  * what it can answer exactly:
@@ -14,15 +14,15 @@
  * - number, currency and date columns are held as their stored values (double precision
  *   and bigint in SQL; as Int32 when every value fits, else Float64), and a range compares
  *   them with the same bounds the SQL binds, so the answer is the SQL's exactly;
- * - sums are left to PostgreSQL (a floating-point sum depends on the order of addition,
- *   so a dashboard's amounts could differ in the last digit).
+ * - sums only of whole amounts held as Int32 (column-dashboard.ts): a floating-point sum
+ *   of fractions depends on the order of addition, so it is left to PostgreSQL.
  *
  * Nothing else changes: pages are still read by SQL, and a plan with a search, a context
  * scope, a custom column, a column the copy lacks or a tenant below `minRows` is answered
  * by SQL as before. Loaded columns are kept per (organization, data version) within a
  * byte budget (least recently used first out), so an import retires them; a column is
- * loaded by one statement that packs it into bytes in `rid` order, and only when the
- * copy's rids are exactly 1..N (checked on every load).
+ * loaded by statements that pack chunks of it into bytes in `rid` order, and only when
+ * the copy's rids are exactly 1..N (checked on every load).
  */
 import { sql, type Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
