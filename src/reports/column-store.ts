@@ -28,7 +28,7 @@ import { sql, type Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import { storedName } from './catalog/column.js';
 import { isTextual, type Column } from './catalog/types.js';
-import { likeContains } from './filter-language.js';
+import { dictionaryMatchQuery } from './dictionary-filters.js';
 import { isOrgOnly, type QueryPlan } from './query.js';
 import { ACCOUNT_FACT_COLUMNS } from './narrow-copies.js';
 import type { FilterPlan } from './plan.js';
@@ -208,9 +208,7 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
       if (!row?.b || Number(row.n) !== last - first + 1 || row.b.byteLength !== (last - first + 1) * width || Number(row.odd) > 0) return null;
       bytes.set(row.b, (first - 1) * width);
     }
-    // n rows between 1 and N in every chunk, and N rows in all (the precomputed count): rids are 1..N.
-    const count = (await sql<{ n: number }>`select count(*) as n from ${sql.table(COPY)} r where r.org_id = ${plan.orgId}`.execute(db)).rows[0];
-    if (Number(count?.n) !== rows) return null;
+    if ((await copyRows(plan)) !== rows) return null;
     const swapped = Buffer.from(out);
     if (width === 2) {
       swapped.swap16();
@@ -233,6 +231,22 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
     const data = new Int32Array(values.length);
     for (let i = 0; i < values.length; i++) data[i] = Number.isNaN(values[i]!) ? INT_NULL : values[i]!;
     return { kind: 'numbers', data };
+  }
+
+  /**
+   * The organization's rows in the copy. With every chunk's rows exactly its rids, N rows
+   * in all means the rids are exactly 1..N. Read once per (organization, version).
+   */
+  const copyCounts = new LRUCache<string, Promise<number>>({ max: 100 });
+  function copyRows(plan: StorePlan): Promise<number> {
+    const key = `${plan.orgId}:${plan.version}`;
+    let known = copyCounts.get(key);
+    if (!known) {
+      known = sql<{ n: number }>`select count(*) as n from ${sql.table(COPY)} r where r.org_id = ${plan.orgId}`.execute(db).then((r) => Number(r.rows[0]?.n ?? -1));
+      known.catch(() => copyCounts.delete(key));
+      copyCounts.set(key, known);
+    }
+    return known;
   }
 
   const types = new Map<string, Promise<string>>();
@@ -273,12 +287,12 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
       // int2 big-endian: the low byte is the second of each pair.
       for (let i = 0; i < last - first + 1; i++) out[first - 1 + i] = row.b[2 * i + 1]!;
     }
-    const count = (await sql<{ n: number; accounts: number }>`select count(*) as n, ${runs ? sql`count(distinct r.crm_account_id)` : sql`0`} as accounts from ${sql.table(COPY)} r where r.org_id = ${plan.orgId}`.execute(db)).rows[0];
-    if (Number(count?.n) !== rows) return null;
+    if ((await copyRows(plan)) !== rows) return null;
     if (runs) {
+      const accounts = (await sql<{ n: number }>`select count(distinct r.crm_account_id) as n from ${sql.table(COPY)} r where r.org_id = ${plan.orgId}`.execute(db)).rows[0];
       let starts = 0;
       for (let i = 0; i < rows; i++) if (out[i] === 1) starts++;
-      if (starts !== Number(count?.accounts)) return null;
+      if (starts !== Number(accounts?.n)) return null;
     }
     return { kind: 'flags', data: out };
   }
@@ -406,7 +420,7 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
       // filterSearch: the dictionary values that hold it, by PostgreSQL's ILIKE (its case rules).
       const [prepared, found] = await Promise.all([
         prepare(plan, { ...h, type: target.type }),
-        filterSearch ? sql<{ v: string[] }>`select coalesce(array_agg(value), '{}') as v from rpt_value_counts where org_id = ${plan.orgId} and tbl = ${SOURCE} and col = ${h.name} and value ilike ${likeContains(filterSearch)}`.execute(db) : undefined,
+        filterSearch ? dictionaryMatchQuery(plan, h.name, { column: target, filter: { operation: 'contains', values: [filterSearch] } })!.execute(db) : undefined,
       ]);
       const values = prepared?.dicts.values.get(h.name);
       if (!prepared || prepared.extra?.kind !== 'codes' || !values) return undefined;
@@ -426,7 +440,7 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
         }
         present.set(memoKey, seen);
       }
-      const keep = found ? new Set(found.rows[0]?.v ?? []) : undefined;
+      const keep = found ? new Set((found.rows[0] as { v: string[] } | undefined)?.v ?? []) : undefined;
       const out: string[] = [];
       for (let pos = 1; pos < values.length; pos++) if (seen[pos] === 1 && (!keep || keep.has(values[pos]!))) out.push(values[pos]!);
       return out;
