@@ -34,6 +34,7 @@ import { ACCOUNT_FACT_COLUMNS } from './narrow-copies.js';
 import type { FilterPlan } from './plan.js';
 import type { Precomputed } from './precomputed.js';
 import { accountsDashboard } from './column-dashboard.js';
+import { loadTextRuns, textBits, textBytes, textRows, type TextRuns } from './column-text.js';
 
 /** The report table whose copy the store reads, and that copy. */
 const SOURCE = 'rpt_global_accounts';
@@ -51,8 +52,12 @@ type Codes = { kind: 'codes'; data: Uint8Array | Uint16Array };
 type Numbers = { kind: 'numbers'; data: Int32Array | Float64Array };
 /** Small per-row states computed by SQL (a boolean as 0 NULL / 1 false / 2 true; account runs). */
 type Flags = { kind: 'flags'; data: Uint8Array };
-type Held = Codes | Numbers | Flags;
+type Held = Codes | Numbers | Flags | TextRuns;
 type Kind = Held['kind'];
+/** How a filter column is held: the kinds a test can read. */
+type TestKind = 'codes' | 'numbers' | 'text';
+const heldRows = (h: Held): number => (h.kind === 'text' ? textRows(h) : h.data.length);
+const heldBytes = (h: Held): number => (h.kind === 'text' ? textBytes(h) : h.data.byteLength);
 
 /** One organization's dictionaries: values by position (index 0 unused: NULL). */
 interface Dictionaries {
@@ -77,6 +82,8 @@ export interface ColumnStoreOptions {
    * to replace and never finished within a benchmark run (docs/benchmarks.md).
    */
   waitForLoads?: boolean;
+  /** Rows per loading statement (default 262,144; tests use a few, so that runs and checks cross chunks). */
+  loadChunk?: number;
 }
 
 /** A plan as the service holds it: with its data version and precomputed figures. */
@@ -97,7 +104,8 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
   const { db } = options;
   const minRows = options.minRows ?? 100_000;
   const wait = options.waitForLoads ?? true;
-  const held = new LRUCache<string, Held>({ maxSize: options.maxBytes ?? 64 * 1024 * 1024, sizeCalculation: (h) => Math.max(1, h.data.byteLength) });
+  const chunk = options.loadChunk ?? LOAD_CHUNK;
+  const held = new LRUCache<string, Held>({ maxSize: options.maxBytes ?? 64 * 1024 * 1024, sizeCalculation: (h) => Math.max(1, heldBytes(h)) });
   const loading = new Map<string, Promise<Held | null>>();
   const dictionaries = new LRUCache<string, Promise<Dictionaries>>({ max: 100 });
   /** Columns that could not be held for a version (rids not 1..N, a NaN): SQL answers them. */
@@ -106,11 +114,13 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
   const rowsOf = (plan: StorePlan): number | undefined => plan.pre.tables.get(SOURCE)?.rows;
 
   /** What the store holds a column as, or null when it cannot hold it for this plan. */
-  function holdable(plan: StorePlan, column: Column): { name: string; kind: 'codes' | 'numbers' } | null {
+  function holdable(plan: StorePlan, column: Column): { name: string; kind: TestKind } | null {
     const name = storedName(column);
     if (name === null || !COPY_COLUMNS.has(name)) return null;
     if (column.type === 'number' || column.type === 'currency' || column.type === 'date') return { name, kind: 'numbers' };
-    return plan.accel?.dictionary.has(name) ? { name, kind: 'codes' } : null;
+    if (plan.accel?.dictionary.has(name)) return { name, kind: 'codes' };
+    // The copy's text without a dictionary (the account's name): runs, for "contains".
+    return isTextual(column.type) ? { name, kind: 'text' } : null;
   }
 
   function eligible(plan: StorePlan): boolean {
@@ -155,7 +165,7 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
     if (refused.has(key)) return null;
     let pending = loading.get(key);
     if (!pending) {
-      pending = (kind === 'flags' ? loadFlags(plan, name) : loadColumn(plan, name, kind, type))
+      pending = (kind === 'flags' ? loadFlags(plan, name) : kind === 'text' ? loadTextRuns(db, plan.orgId, COPY, name, rowsOf(plan)!, chunk) : loadColumn(plan, name, kind, type))
         .then((h) => {
           if (h) held.set(key, h);
           else refused.set(key, true);
@@ -200,8 +210,8 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
       : sql`count(*) filter (where (${c})::double precision = 'NaN'::double precision)`;
     const out = new ArrayBuffer(rows * width);
     const bytes = new Uint8Array(out);
-    for (let first = 1; first <= rows; first += LOAD_CHUNK) {
-      const last = Math.min(rows, first + LOAD_CHUNK - 1);
+    for (let first = 1; first <= rows; first += chunk) {
+      const last = Math.min(rows, first + chunk - 1);
       const row = (await sql<{ b: Uint8Array | null; n: number; odd: number }>`
         select string_agg(${packed}, ''::bytea order by r.rid) as b, count(*) as n, ${odd} as odd
         from ${from} where r.org_id = ${plan.orgId} and r.rid between ${first} and ${last}`.execute(db)).rows[0];
@@ -273,8 +283,8 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
     const runs = name === 'crm_account_id';
     if (!runs && name !== 'is_customer') return null;
     const out = new Uint8Array(rows);
-    for (let first = 1; first <= rows; first += LOAD_CHUNK) {
-      const last = Math.min(rows, first + LOAD_CHUNK - 1);
+    for (let first = 1; first <= rows; first += chunk) {
+      const last = Math.min(rows, first + chunk - 1);
       // The row before the chunk is read too, so a run crossing the boundary continues.
       const state = runs
         ? sql`case when r.crm_account_id is null then 0 when r.crm_account_id is distinct from lag(r.crm_account_id) over (order by r.rid) then 1 else 2 end`
@@ -334,6 +344,22 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
     return wait ? known : Promise.resolve(false);
   }
 
+  /**
+   * Terms lower-cased by PostgreSQL (its lower(), the collation ILIKE uses), as UTF-8;
+   * null when a term holds NUL (text cannot: SQL answers, with its error).
+   */
+  const lowered = new LRUCache<string, Buffer>({ max: 1000 });
+  async function lowerCase(terms: readonly string[]): Promise<Buffer[] | null> {
+    if (terms.some((t) => t.includes('\u0000'))) return null;
+    const missing = terms.filter((t) => !lowered.has(t));
+    if (missing.length) {
+      const rows = (await sql<{ t: string; l: string }>`select t, lower(t) as l from unnest(${missing}::text[]) as u(t)`.execute(db)).rows;
+      for (const r of rows) lowered.set(r.t, Buffer.from(r.l, 'utf8'));
+    }
+    const out = terms.map((t) => lowered.get(t));
+    return out.every((b): b is Buffer => b !== undefined) ? out : null;
+  }
+
   // Each test's rows as a bitset (one bit per row: 250 KB at 2,000,000 rows), kept per
   // (organization, data version, column, test): a request that changes one filter of
   // several (the usual refinement) tests one column, and ANDs the others' bitsets.
@@ -363,21 +389,22 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
    * null when a filter or a column is beyond the store. `select` then returns the rows
    * that pass as a bitset and their number (`all` when there is no filter).
    */
-  async function prepare(plan: StorePlan, extra?: { name: string; kind: 'codes' | 'numbers'; type: Column['type'] }): Promise<{ select: () => { bits: Uint32Array; passing: number } | 'all'; selection: string; extra: Held | null; dicts: Dictionaries } | null> {
+  async function prepare(plan: StorePlan, extra?: { name: string; kind: TestKind; type: Column['type'] }): Promise<{ select: () => { bits: Uint32Array; passing: number } | 'all'; selection: string; extra: Held | null; dicts: Dictionaries } | null> {
     if (!eligible(plan)) return null;
     const rows = rowsOf(plan)!;
     const dicts = await loadDictionaries(plan);
     const tests: Array<{ test: Test; key: string }> = [];
-    const needs: Array<{ name: string; kind: 'codes' | 'numbers'; type: Column['type'] }> = [];
+    const needs: Array<{ name: string; kind: TestKind; type: Column['type'] }> = [];
     for (const f of plan.filters) {
       const h = holdable(plan, f.column);
-      const test = h ? rowTest(f, h.kind, dicts.position.get(h.name)) : null;
+      const lowered = h?.kind === 'text' && 'values' in f.filter ? await lowerCase(f.filter.values) : undefined;
+      const test = h ? rowTest(f, h.kind, dicts.position.get(h.name), lowered) : null;
       if (!h || !test) return null;
       tests.push({ test, key: `${plan.orgId}:${plan.version}:${h.name}:${signature(test)}` });
       needs.push({ ...h, type: f.column.type });
     }
     const columns = await Promise.all([...needs, ...(extra ? [extra] : [])].map((n) => column(plan, n.name, n.kind, n.type)));
-    if (columns.some((c) => c === null || c.data.length !== rows)) return null;
+    if (columns.some((c) => c === null || heldRows(c) !== rows)) return null;
     return {
       dicts,
       // The rows selected, as the set of their tests (the same set selects the same rows).
@@ -518,8 +545,8 @@ function rangeOfFloats(data: Float64Array, mask: Uint32Array | null): { min: num
   return any ? { min, max } : { min: null, max: null };
 }
 
-/** A filter as the store tests it: a lookup table of dictionary positions, or bounds. */
-type Test = { kind: 'codes'; listed: Uint8Array } | { kind: 'range'; lo: number; hi: number };
+/** A filter as the store tests it: a lookup table of dictionary positions, bounds, or lower-cased terms. */
+type Test = { kind: 'codes'; listed: Uint8Array } | { kind: 'range'; lo: number; hi: number } | { kind: 'text'; operation: 'contains' | 'doesNotContain'; terms: Buffer[] };
 
 /**
  * A filter as a test of its held column, mirroring query.ts filterCondition: "exact" is
@@ -527,8 +554,12 @@ type Test = { kind: 'codes'; listed: Uint8Array } | { kind: 'range'; lo: number;
  * a range `value >= min and value <= max` (NULL fails). Null when the filter is not one
  * of these (an unresolved "contains", say).
  */
-function rowTest(f: FilterPlan, kind: 'codes' | 'numbers', position: Map<string, number> | undefined): Test | null {
+function rowTest(f: FilterPlan, kind: TestKind, position: Map<string, number> | undefined, lowered: Buffer[] | null | undefined): Test | null {
   const spec = f.filter;
+  if (kind === 'text') {
+    if (!lowered || (spec.operation !== 'contains' && spec.operation !== 'doesNotContain')) return null;
+    return { kind: 'text', operation: spec.operation, terms: lowered };
+  }
   if (kind === 'codes') {
     if (!position || (spec.operation !== 'exact' && spec.operation !== 'notEqual')) return null;
     const listed = new Uint8Array(position.size + 1);
@@ -547,6 +578,7 @@ function rowTest(f: FilterPlan, kind: 'codes' | 'numbers', position: Map<string,
 /** A test's identity for the bitset cache: the positions it accepts, or its bounds. */
 function signature(test: Test): string {
   if (test.kind === 'range') return `r${test.lo}:${test.hi}`;
+  if (test.kind === 'text') return `t${test.operation}:${JSON.stringify(test.terms.map((t) => t.toString('utf8')))}`;
   const accepted: number[] = [];
   test.listed.forEach((v, pos) => {
     if (v === 1) accepted.push(pos);
@@ -562,7 +594,8 @@ function signature(test: Test): string {
  */
 function applyTest(test: Test, held: Held, bits: Uint32Array): { bits: Uint32Array; passing: number } {
   let passing: number;
-  if (test.kind === 'codes') passing = held.data instanceof Uint8Array ? codeBits8(test.listed, held.data, bits) : codeBits(test.listed, held.data as Uint16Array, bits);
+  if (test.kind === 'text') passing = held.kind === 'text' ? textBits(held, test.operation, test.terms, bits) : 0;
+  else if (test.kind === 'codes') passing = held.data instanceof Uint8Array ? codeBits8(test.listed, held.data, bits) : codeBits(test.listed, held.data as Uint16Array, bits);
   // Int32: its NULL (INT_NULL) lies below every lower bound used here. Float64: NULL is
   // NaN, which fails both comparisons.
   else if (held.data instanceof Int32Array) passing = intBits(Math.max(test.lo, INT_NULL + 1), test.hi, held.data, bits);
