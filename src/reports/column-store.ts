@@ -180,67 +180,79 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
   }
 
   /**
-   * One column in `rid` order, read in chunks of LOAD_CHUNK rows (each one statement that
-   * packs the chunk into bytes, big-endian), so no statement result and no hex text of
-   * it is ever larger than a few MB in this process. Null when the rows of a chunk are not
-   * exactly its rids, or a number column holds a NaN (SQL orders NaN above every number).
+   * Columns asked for in the same turn of the event loop (a filtered dashboard's, a
+   * request's several filters) for one (organization, version) are read together: one
+   * statement per chunk packs each of them, so the copy is read once for all of them
+   * rather than once each (docs/benchmarks.md, tenth session).
    */
-  async function loadColumn(plan: StorePlan, name: string, kind: 'codes' | 'numbers', type: Column['type']): Promise<Held | null> {
+  type Queued = { name: string; kind: 'codes' | 'numbers'; type: Column['type']; done: (h: Held | null) => void; fail: (e: unknown) => void };
+  const batches = new Map<string, Queued[]>();
+  function loadColumn(plan: StorePlan, name: string, kind: 'codes' | 'numbers', type: Column['type']): Promise<Held | null> {
+    const key = `${plan.orgId}:${plan.version}`;
+    let batch = batches.get(key);
+    if (!batch) {
+      const queued: Queued[] = [];
+      batch = queued;
+      batches.set(key, queued);
+      setImmediate(() => {
+        batches.delete(key);
+        loadColumns(plan, queued).then(
+          (loaded) => queued.forEach((q, k) => q.done(loaded[k]!)),
+          (e: unknown) => queued.forEach((q) => q.fail(e)),
+        );
+      });
+    }
+    return new Promise((done, fail) => batch.push({ name, kind, type, done, fail }));
+  }
+
+  /**
+   * Columns in `rid` order, read in chunks of `chunk` rows (each one statement that packs
+   * the chunk of every column into bytes, big-endian), so no statement result and no hex
+   * text of it is ever larger than a few MB per column in this process. A column is null
+   * when the rows of a chunk are not exactly its rids, or a number column holds a NaN (SQL
+   * orders NaN above every number).
+   */
+  async function loadColumns(plan: StorePlan, specs: ReadonlyArray<{ name: string; kind: 'codes' | 'numbers'; type: Column['type'] }>): Promise<Array<Held | null>> {
     const rows = rowsOf(plan)!;
-    const c = sql.ref(`r.${name}`);
-    // Whole numbers (bigint columns: dates, counts) whose stored range fits are held as
-    // Int32, packed so by the database: half the memory of Float64, integer comparisons.
-    const summary = plan.pre.tables.get(SOURCE)?.columns.get(name);
-    const dataType = kind === 'numbers' ? await columnType(name) : '';
-    const ints = dataType === 'integer' || (dataType === 'bigint' && summary !== undefined && (summary.min === null || (summary.min > INT_NULL && summary.max !== null && summary.max <= 2147483647)));
-    const width = kind === 'codes' ? 2 : ints ? 4 : 8;
-    const packed = kind === 'codes'
-      ? sql`int2send(coalesce(d.pos, 0)::int2)`
-      : ints
-        ? sql`int4send(coalesce((${c})::int4, ${INT_NULL}::int4))`
-        : sql`float8send(coalesce((${c})::double precision, 'NaN'::double precision))`;
-    // The dictionary's position per row (booleans' dictionary holds 'true' / 'false').
-    const from = kind === 'codes'
-      ? sql`${sql.table(COPY)} r left join rpt_value_counts d on d.org_id = r.org_id and d.tbl = ${SOURCE} and d.col = ${name} and d.value = ${type === 'boolean' ? sql`(${c})::text` : c}`
-      : sql`${sql.table(COPY)} r`;
-    // A NaN would compare differently in SQL (above every number); a value outside the
-    // stored range would mean the summary is stale: either way SQL answers.
-    const odd = kind === 'codes' ? sql`0` : ints
-      ? sql`count(*) filter (where ${c} <= ${INT_NULL} or ${c} > 2147483647)`
-      : sql`count(*) filter (where (${c})::double precision = 'NaN'::double precision)`;
-    const out = new ArrayBuffer(rows * width);
-    const bytes = new Uint8Array(out);
+    const parts = await Promise.all(specs.map(async ({ name, kind, type }, k) => {
+      const c = sql.ref(`r.${name}`);
+      const d = sql.ref(`d${k}.pos`);
+      // Whole numbers (bigint columns: dates, counts) whose stored range fits are held as
+      // Int32, packed so by the database: half the memory of Float64, integer comparisons.
+      const summary = plan.pre.tables.get(SOURCE)?.columns.get(name);
+      const dataType = kind === 'numbers' ? await columnType(name) : '';
+      const ints = dataType === 'integer' || (dataType === 'bigint' && summary !== undefined && (summary.min === null || (summary.min > INT_NULL && summary.max !== null && summary.max <= 2147483647)));
+      const width = kind === 'codes' ? 2 : ints ? 4 : 8;
+      const packed = kind === 'codes'
+        ? sql`int2send(coalesce(${d}, 0)::int2)`
+        : ints
+          ? sql`int4send(coalesce((${c})::int4, ${INT_NULL}::int4))`
+          : sql`float8send(coalesce((${c})::double precision, 'NaN'::double precision))`;
+      // The dictionary's position per row (booleans' dictionary holds 'true' / 'false').
+      const join = kind === 'codes'
+        ? sql` left join rpt_value_counts ${sql.raw(`d${k}`)} on ${sql.ref(`d${k}.org_id`)} = r.org_id and ${sql.ref(`d${k}.tbl`)} = ${SOURCE} and ${sql.ref(`d${k}.col`)} = ${name} and ${sql.ref(`d${k}.value`)} = ${type === 'boolean' ? sql`(${c})::text` : c}`
+        : sql``;
+      // A NaN would compare differently in SQL (above every number); a value outside the
+      // stored range would mean the summary is stale: either way SQL answers.
+      const odd = kind === 'codes' ? sql`0` : ints
+        ? sql`count(*) filter (where ${c} <= ${INT_NULL} or ${c} > 2147483647)`
+        : sql`count(*) filter (where (${c})::double precision = 'NaN'::double precision)`;
+      return { name, width, packed, join, odd, bytes: new Uint8Array(rows * width), ok: true };
+    }));
     for (let first = 1; first <= rows; first += chunk) {
       const last = Math.min(rows, first + chunk - 1);
-      const row = (await sql<{ b: Uint8Array | null; n: number; odd: number }>`
-        select string_agg(${packed}, ''::bytea order by r.rid) as b, count(*) as n, ${odd} as odd
-        from ${from} where r.org_id = ${plan.orgId} and r.rid between ${first} and ${last}`.execute(db)).rows[0];
-      if (!row?.b || Number(row.n) !== last - first + 1 || row.b.byteLength !== (last - first + 1) * width || Number(row.odd) > 0) return null;
-      bytes.set(row.b, (first - 1) * width);
+      const row = (await sql<Record<string, unknown>>`
+        select count(*) as n, ${sql.join(parts.map((p, k) => sql`string_agg(${p.packed}, ''::bytea order by r.rid) as ${sql.raw(`b${k}`)}, ${p.odd} as ${sql.raw(`o${k}`)}`))}
+        from ${sql.table(COPY)} r${sql.join(parts.map((p) => p.join), sql``)} where r.org_id = ${plan.orgId} and r.rid between ${first} and ${last}`.execute(db)).rows[0];
+      if (!row || Number(row.n) !== last - first + 1) return specs.map(() => null);
+      parts.forEach((p, k) => {
+        const b = row[`b${k}`] as Uint8Array | null;
+        if (!b || b.byteLength !== (last - first + 1) * p.width || Number(row[`o${k}`]) > 0) p.ok = false;
+        else if (p.ok) p.bytes.set(b, (first - 1) * p.width);
+      });
     }
-    if ((await copyRows(plan)) !== rows) return null;
-    const swapped = Buffer.from(out);
-    if (width === 2) {
-      swapped.swap16();
-      const wide = new Uint16Array(out);
-      if ((plan.pre.tables.get(SOURCE)?.columns.get(name)?.distinctValues ?? Infinity) > 255) return { kind: 'codes', data: wide };
-      return { kind: 'codes', data: Uint8Array.from(wide) };
-    }
-    if (width === 4) {
-      swapped.swap32();
-      return { kind: 'numbers', data: new Int32Array(out) };
-    }
-    swapped.swap64();
-    const values = new Float64Array(out);
-    // Whole amounts that fit (the usual currency values) are held as Int32 too: half the
-    // memory, and sums of them are exact in any order.
-    for (let i = 0; i < values.length; i++) {
-      const v = values[i]!;
-      if (!Number.isNaN(v) && !(Number.isInteger(v) && v > INT_NULL && v <= 2147483647)) return { kind: 'numbers', data: values };
-    }
-    const data = new Int32Array(values.length);
-    for (let i = 0; i < values.length; i++) data[i] = Number.isNaN(values[i]!) ? INT_NULL : values[i]!;
-    return { kind: 'numbers', data };
+    if ((await copyRows(plan)) !== rows) return specs.map(() => null);
+    return parts.map((p) => (p.ok ? unpack(p.bytes, p.width, plan.pre.tables.get(SOURCE)?.columns.get(p.name)?.distinctValues ?? Infinity) : null));
   }
 
   /**
@@ -514,6 +526,37 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
       return data instanceof Int32Array ? rangeOfInts(data, mask) : rangeOfFloats(data, mask);
     },
   };
+}
+
+/**
+ * A column packed big-endian by the database as what the store holds: dictionary
+ * positions in one byte when the dictionary has at most 255 values, else two; whole
+ * numbers as Int32; other numbers as Float64.
+ */
+function unpack(bytes: Uint8Array, width: number, distinctValues: number): Held {
+  const out = bytes.buffer as ArrayBuffer;
+  const swapped = Buffer.from(out, bytes.byteOffset, bytes.byteLength);
+  if (width === 2) {
+    swapped.swap16();
+    const wide = new Uint16Array(out);
+    if (distinctValues > 255) return { kind: 'codes', data: wide };
+    return { kind: 'codes', data: Uint8Array.from(wide) };
+  }
+  if (width === 4) {
+    swapped.swap32();
+    return { kind: 'numbers', data: new Int32Array(out) };
+  }
+  swapped.swap64();
+  const values = new Float64Array(out);
+  // Whole amounts that fit (the usual currency values) are held as Int32 too: half the
+  // memory, and sums of them are exact in any order.
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    if (!Number.isNaN(v) && !(Number.isInteger(v) && v > INT_NULL && v <= 2147483647)) return { kind: 'numbers', data: values };
+  }
+  const data = new Int32Array(values.length);
+  for (let i = 0; i < values.length; i++) data[i] = Number.isNaN(values[i]!) ? INT_NULL : values[i]!;
+  return { kind: 'numbers', data };
 }
 
 const isTextualOrBoolean = (c: Column) => isTextual(c.type) || c.type === 'boolean';

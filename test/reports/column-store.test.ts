@@ -7,7 +7,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sql } from 'kysely';
+import { sql, type KyselyPlugin } from 'kysely';
 import { engines } from '../helpers/engines.js';
 import { fixtureApp, type FixtureApp } from '../helpers/fixture-app.js';
 import { ORG } from '../fixtures/small-bundle.js';
@@ -130,6 +130,27 @@ for (const engine of engines) {
           }
         }
       }
+    });
+
+    test('columns a request needs together are read together: one statement per chunk for all of them', async () => {
+      const statements: string[] = [];
+      const counting: KyselyPlugin = {
+        transformQuery: (args) => {
+          statements.push(JSON.stringify(args.node));
+          return args.node;
+        },
+        transformResult: async (args) => args.result,
+      };
+      const db = held.database.db.withPlugin(counting);
+      const store = columnStore({ db, minRows: 0, waitForLoads: true, loadChunk: 2 });
+      const p = await plan({ country: 'US-!-', account_acv: '1<->', number_of_employees: '<->1000000' });
+      const rows = p.pre.tables.get('rpt_global_accounts')!.rows;
+      assert.ok(rows >= 3, `rows: ${rows}`);
+      const n = await store.count(p);
+      const fromSql = Number(((await countQuery(p).execute(held.database.db)).rows[0] as { n: unknown }).n);
+      assert.equal(n, fromSql);
+      const loads = statements.filter((q) => q.includes('string_agg'));
+      assert.equal(loads.length, Math.ceil(rows / 2), 'three columns, one statement per chunk');
     });
 
     test('with waitForLoads false a request does not wait for a load: SQL answers until the columns are in', async () => {
