@@ -282,6 +282,15 @@ export function recordsQuery(plan: Plan): Sql {
   return sql`select ${selectList(plan)} from ${from} where ${whereClause(plan)} order by ${orderBy(sortKeys(plan))} limit ${plan.size} offset ${plan.page * plan.size}`;
 }
 
+/**
+ * The rows with the given rids, in `rid` order: a page whose rows the column store
+ * selected (column-store.ts pageRids), read by the primary key.
+ */
+export function ridsQuery(plan: Plan, rids: readonly number[]): Sql {
+  const { from, where } = relation(plan);
+  return sql`select ${selectList(plan)} from ${from} where ${and([...where, sql`r.rid = any(${rids}::bigint[])`])} order by r.rid`;
+}
+
 export function countQuery(plan: Plan): Sql {
   const unfiltered = plan.filters.length === 0 && plan.search.length === 0;
   // Pipeline summary without filters or search: one row per opportunity with a counted

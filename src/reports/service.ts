@@ -13,7 +13,7 @@ import { loadOrgMetadata, type OrgMetadata } from './metadata.js';
 import { LRUCache } from 'lru-cache';
 import { cached, cacheKey, jsonText, memoryFigureCache, singleFlight, type FigureCache, type JsonText } from './cache.js';
 import { buildPlan, customColumns, type ChannelOptions, type Plan } from './plan.js';
-import { batchQuery, boundariesQuery, dictionaryValuesQuery, distinctValuesQuery, isAllRows, isWholeTable, rangeQuery, sortKeys, type QueryPlan } from './query.js';
+import { batchQuery, boundariesQuery, dictionaryValuesQuery, distinctValuesQuery, isAllRows, isWholeTable, matchesNothing, rangeQuery, ridsQuery, sortKeys, type QueryPlan } from './query.js';
 import { accelerate, countStatement, isDictionaryCount, pageStatement } from './direct-sql.js';
 import { resolveDictionaryFilters } from './dictionary-filters.js';
 import { columnStore, type ColumnStoreOptions } from './column-store.js';
@@ -239,6 +239,13 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
 
   async function pageRows(p: ServicePlan): Promise<Array<Record<string, unknown>>> {
     const offset = p.page * p.size;
+    // In the default order (rid) with filters the store holds, the store picks the page's
+    // rows from its bitset and the table is read by rid: a "contains" on the name, whose
+    // SQL page reads every trigram match before the first row, then costs a few lookups.
+    if (store && p.sort.length === 0 && p.filters.length > 0 && !matchesNothing(p)) {
+      const rids = await store.pageRids(p, offset, p.size);
+      if (rids) return rids.length ? run<Record<string, unknown>>(ridsQuery(p, rids)) : [];
+    }
     // Shallow pages: OFFSET. Rows of a whole report table are numbered 1..N in the default
     // order: any page is a direct seek.
     if (offset === 0 || offset < keysetFrom || isWholeTable(p)) return run<Record<string, unknown>>(pageStatement(p, keysetFrom));
