@@ -29,7 +29,7 @@ import { LRUCache } from 'lru-cache';
 import { storedName } from './catalog/column.js';
 import { isTextual, type Column } from './catalog/types.js';
 import { dictionaryMatchQuery } from './dictionary-filters.js';
-import { isOrgOnly, type QueryPlan } from './query.js';
+import { isOrgOnly, matchingRidsQuery, type QueryPlan } from './query.js';
 import { ACCOUNT_FACT_COLUMNS } from './narrow-copies.js';
 import type { FilterPlan } from './plan.js';
 import type { Precomputed } from './precomputed.js';
@@ -44,6 +44,8 @@ const COPY_COLUMNS: ReadonlySet<string> = new Set(ACCOUNT_FACT_COLUMNS);
 const INT_NULL = -2147483648;
 /** Bitsets kept (250 KB each at 2,000,000 rows). */
 const BITSETS = 16;
+/** Bitsets of conditions selected by SQL kept (a search term, a name fragment): 250 KB each at 2,000,000 rows. */
+const PROBES = 32;
 /** Rows per loading statement: 2 MB of float8 at most (4 MB of hex text on the wire). */
 const LOAD_CHUNK = 262_144;
 
@@ -82,6 +84,12 @@ export interface ColumnStoreOptions {
    * to replace and never finished within a benchmark run (docs/benchmarks.md).
    */
   waitForLoads?: boolean;
+  /**
+   * Whether the account's name is held as runs (column-text.ts) for "contains": about
+   * 45 MB at 2,000,000 rows. Default: when `maxBytes` is at least 128 MiB; otherwise
+   * such a filter is selected by SQL once (a probe) and kept as a bitset.
+   */
+  textRuns?: boolean;
   /** Rows per loading statement (default 262,144; tests use a few, so that runs and checks cross chunks). */
   loadChunk?: number;
 }
@@ -111,7 +119,9 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
   const minRows = options.minRows ?? 100_000;
   const wait = options.waitForLoads ?? true;
   const chunk = options.loadChunk ?? LOAD_CHUNK;
-  const held = new LRUCache<string, Held>({ maxSize: options.maxBytes ?? 64 * 1024 * 1024, sizeCalculation: (h) => Math.max(1, heldBytes(h)) });
+  const maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
+  const textRuns = options.textRuns ?? maxBytes >= 128 * 1024 * 1024;
+  const held = new LRUCache<string, Held>({ maxSize: maxBytes, sizeCalculation: (h) => Math.max(1, heldBytes(h)) });
   const loading = new Map<string, Promise<Held | null>>();
   const dictionaries = new LRUCache<string, Promise<Dictionaries>>({ max: 100 });
   /** Columns that could not be held for a version (rids not 1..N, a NaN): SQL answers them. */
@@ -126,12 +136,12 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
     if (column.type === 'number' || column.type === 'currency' || column.type === 'date') return { name, kind: 'numbers' };
     if (plan.accel?.dictionary.has(name)) return { name, kind: 'codes' };
     // The copy's text without a dictionary (the account's name): runs, for "contains".
-    return isTextual(column.type) ? { name, kind: 'text' } : null;
+    return textRuns && isTextual(column.type) ? { name, kind: 'text' } : null;
   }
 
   function eligible(plan: StorePlan): boolean {
     const rows = rowsOf(plan);
-    return plan.report.table === SOURCE && plan.report.shape === 'table' && plan.search.length === 0 && isOrgOnly(plan) && rows !== undefined && rows >= minRows && rows > 0;
+    return plan.report.table === SOURCE && plan.report.shape === 'table' && isOrgOnly(plan) && rows !== undefined && rows >= minRows && rows > 0;
   }
 
   function loadDictionaries(plan: StorePlan): Promise<Dictionaries> {
@@ -403,6 +413,44 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
   let scratch = new Uint32Array(0);
 
   /**
+   * The rows of a one-condition plan (one filter, or the search) as a bitset, selected by
+   * PostgreSQL (query.ts matchingRidsQuery: the narrow copy and its trigram index when
+   * they hold the condition) and kept per (organization, version, condition): the first
+   * request with a search term or a name fragment pays one SQL pass, every later one
+   * that combines it with other filters, pages or figures pays none. Null when a rid
+   * falls outside 1..rows (the row count is stale), or the statement fails.
+   */
+  const probed = new LRUCache<string, { bits: Uint32Array; passing: number }>({ max: PROBES });
+  const probing = new Map<string, Promise<{ bits: Uint32Array; passing: number } | null>>();
+  function probe(key: string, sub: StorePlan, rows: number): Promise<{ bits: Uint32Array; passing: number } | null> {
+    const hit = probed.get(key);
+    if (hit) return Promise.resolve(hit);
+    let pending = probing.get(key);
+    if (!pending) {
+      pending = (async () => {
+        const row = (await matchingRidsQuery(sub).execute(db)).rows[0] as { b: Uint8Array | null; n: number } | undefined;
+        const n = Number(row?.n ?? -1);
+        const b = row?.b ?? new Uint8Array(0);
+        if (n < 0 || b.byteLength !== n * 4) return null;
+        const bits = new Uint32Array((rows + 31) >>> 5);
+        const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
+        for (let k = 0; k < n; k++) {
+          const i = view.getInt32(k * 4) - 1;
+          if (i < 0 || i >= rows) return null;
+          bits[i >>> 5]! |= 1 << (i & 31);
+        }
+        const found = { bits, passing: n };
+        probed.set(key, found);
+        return found;
+      })()
+        .catch(() => null)
+        .finally(() => probing.delete(key));
+      probing.set(key, pending);
+    }
+    return pending;
+  }
+
+  /**
    * The plan's filters as tests over loaded columns, plus the column `extra` loaded too;
    * null when a filter or a column is beyond the store. `select` then returns the rows
    * that pass as a bitset and their number (`all` when there is no filter).
@@ -413,23 +461,33 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
     const dicts = await loadDictionaries(plan);
     const tests: Array<{ test: Test; key: string }> = [];
     const needs: Array<{ name: string; kind: TestKind; type: Column['type'] }> = [];
+    // What the held columns cannot test (a search, a "contains" on the name, a column
+    // outside the copy) is selected once by SQL, and its rows kept as a bitset.
+    const probes: Array<{ key: string; plan: StorePlan }> = [];
     for (const f of plan.filters) {
       const h = holdable(plan, f.column);
       const lowered = h?.kind === 'text' && 'values' in f.filter ? await lowerCase(f.filter.values) : undefined;
       const test = h ? rowTest(f, h.kind, dicts.position.get(h.name), lowered) : null;
-      if (!h || !test) return null;
+      if (!h || !test) {
+        probes.push({ key: `${plan.orgId}:${plan.version}:probe:${JSON.stringify([f.column.key, f.filter])}`, plan: { ...plan, filters: [f], search: [] } });
+        continue;
+      }
       tests.push({ test, key: `${plan.orgId}:${plan.version}:${h.name}:${signature(test)}` });
       needs.push({ ...h, type: f.column.type });
     }
-    const columns = await Promise.all([...needs, ...(extra ? [extra] : [])].map((n) => column(plan, n.name, n.kind, n.type)));
-    if (columns.some((c) => c === null || heldRows(c) !== rows)) return null;
+    if (plan.search.length) probes.push({ key: `${plan.orgId}:${plan.version}:search:${JSON.stringify(plan.search)}`, plan: { ...plan, filters: [], search: plan.search } });
+    const [columns, probed] = await Promise.all([
+      Promise.all([...needs, ...(extra ? [extra] : [])].map((n) => column(plan, n.name, n.kind, n.type))),
+      Promise.all(probes.map((p) => probe(p.key, p.plan, rows))),
+    ]);
+    if (columns.some((c) => c === null || heldRows(c) !== rows) || probed.some((p) => p === null)) return null;
     return {
       dicts,
       // The rows selected, as the set of their tests (the same set selects the same rows).
-      selection: `${plan.orgId}:${plan.version}|${tests.map((t) => t.key).sort().join('|')}`,
+      selection: `${plan.orgId}:${plan.version}|${[...tests.map((t) => t.key), ...probes.map((p) => p.key)].sort().join('|')}`,
       extra: extra ? columns[columns.length - 1]! : null,
       select: () => {
-        if (tests.length === 0) return 'all';
+        if (tests.length === 0 && probed.length === 0) return 'all';
         // More tests than bitsets kept: computed apart, so that none evicts (and lends its
         // buffer to) another test of the same request.
         const keep = tests.length <= BITSETS;
@@ -442,6 +500,7 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
           }
           return hit;
         });
+        for (const p of probed) parts.push(p!);
         if (parts.length === 1) return parts[0]!;
         const words = parts[0]!.bits.length;
         if (scratch.length < words) scratch = new Uint32Array(words);

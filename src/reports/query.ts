@@ -291,6 +291,16 @@ export function ridsQuery(plan: Plan, rids: readonly number[]): Sql {
   return sql`select ${selectList(plan)} from ${from} where ${and([...where, sql`r.rid = any(${rids}::bigint[])`])} order by r.rid`;
 }
 
+/**
+ * The rids of the plan's rows packed as big-endian int4 in one bytea, and their number
+ * (column-store.ts probes: a condition the held columns cannot test). Read from the
+ * narrow copy when it holds the conditions, as a count would be.
+ */
+export function matchingRidsQuery(plan: Plan): Sql {
+  const { from, where } = readFrom(plan);
+  return sql`select string_agg(int4send(r.rid::int4), ''::bytea) as b, count(*) as n from ${from} where ${where}`;
+}
+
 export function countQuery(plan: Plan): Sql {
   const unfiltered = plan.filters.length === 0 && plan.search.length === 0;
   // Pipeline summary without filters or search: one row per opportunity with a counted
