@@ -18,7 +18,7 @@ import { loadPrecomputed } from '../../src/reports/precomputed.js';
 import { accelerate } from '../../src/reports/direct-sql.js';
 import { resolveDictionaryFilters, type RunQuery } from '../../src/reports/dictionary-filters.js';
 import { countQuery, whereClause } from '../../src/reports/query.js';
-import { columnStore, nthSetBits, type StorePlan } from '../../src/reports/column-store.js';
+import { columnStore, nthSetBits, runsOf, type StorePlan } from '../../src/reports/column-store.js';
 
 const GVA = '/v1/report-analytics/report/GLOBAL_VERTICAL_ACCOUNTS';
 
@@ -174,6 +174,19 @@ for (const engine of engines) {
       }
       assert.ok(nonEmpty >= 5, 'later pages hold rows too');
       assert.equal(await store.pageRids(await plan({}), 0, 20), undefined, 'no filter: SQL seeks');
+    });
+
+    test('runsOf: account runs from ids hashed per row, refused when starts and accounts disagree', () => {
+      // Rows: a a NULL b b c (hash bytes stand in for the ids' hashes).
+      const row = (id: number | null) => (id === null ? [0, 0, 0, 0, 0, 0, 0, 0, 0] : [1, 0, 0, 0, 0, 0, 0, 0, id]);
+      const bytes = (ids: Array<number | null>) => Uint8Array.from(ids.flatMap(row));
+      assert.deepEqual([...runsOf(bytes([7, 7, null, 8, 8, 9]), 6, 3)!.data], [1, 2, 0, 1, 2, 1]);
+      // An account split in two runs (a b a): more starts than accounts.
+      assert.equal(runsOf(bytes([7, 8, 7]), 3, 2), null);
+      // Neighbours whose hashes collide (two accounts, one hash): fewer starts than accounts.
+      assert.equal(runsOf(bytes([7, 7, 7]), 3, 2), null);
+      // A NULL between two rows of one account ends its run: two starts for one account.
+      assert.equal(runsOf(bytes([7, null, 7]), 3, 1), null);
     });
 
     test('nthSetBits skips whole words and returns positions in order', () => {
