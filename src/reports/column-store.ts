@@ -46,7 +46,9 @@ const INT_NULL = -2147483648;
 /** Bitsets kept (250 KB each at 2,000,000 rows). */
 const BITSETS = 16;
 /** Bitsets of conditions selected by SQL kept (a search term, a name fragment): 250 KB each at 2,000,000 rows. */
-const PROBES = 32;
+const PROBES = 16;
+/** Bytes of records per loading statement (twice that as hex text on the wire). */
+const LOAD_BYTES = 512 * 1024;
 /** Rows per loading statement: 2 MB of float8 at most (4 MB of hex text on the wire). */
 const LOAD_CHUNK = 262_144;
 
@@ -262,14 +264,21 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
       const odd = kind !== 'numbers' ? sql`0` : ints
         ? sql`count(*) filter (where ${c} <= ${INT_NULL} or ${c} > 2147483647)`
         : sql`count(*) filter (where (${c})::double precision = 'NaN'::double precision)`;
-      return { name, width, packed, join, odd, bytes: new Uint8Array(rows * width), ok: true };
+      const sink = kind === 'runs' ? runsSink(rows) : kind === 'flags' ? flagsSink(rows) : kind === 'codes'
+        ? codesSink(rows, (summary?.distinctValues ?? Infinity) <= 255)
+        : ints ? intsSink(rows) : floatsSink(rows);
+      return { name, width, packed, join, odd, sink, ok: true };
     }));
     // One record per row, its rid then each column's bytes, aggregated in no order: an
     // ordered aggregate sorted the chunk once per column (5 columns: 690 ms a chunk; this
     // 320 ms), and the rid places each record.
     const record = 4 + parts.reduce((n, p) => n + p.width, 0);
+    // Rows per statement: at most LOAD_BYTES of records (a batch of the dashboard's seven
+    // columns is 35 bytes a row; a chunk of 262,144 such rows arrived as 18 MB of hex
+    // text, and two of them at once raised the server's resident memory for good).
+    const step = Math.max(1, Math.min(chunk, Math.floor(LOAD_BYTES / record)));
     const readChunk = async (first: number): Promise<boolean> => {
-      const last = Math.min(rows, first + chunk - 1);
+      const last = Math.min(rows, first + step - 1);
       const row = (await sql<Record<string, unknown>>`
         select count(*) as n, string_agg(int4send(r.rid::int4) || ${sql.join(parts.map((p) => p.packed), sql` || `)}, ''::bytea) as b, ${sql.join(parts.map((p, k) => sql`${p.odd} as ${sql.raw(`o${k}`)}`))}
         from ${sql.table(COPY)} r${sql.join(parts.map((p) => p.join), sql``)} where r.org_id = ${plan.orgId} and r.rid between ${first} and ${last}`.execute(db)).rows[0];
@@ -279,32 +288,32 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
       parts.forEach((p, k) => {
         if (Number(row[`o${k}`]) > 0) p.ok = false;
       });
-      // rids are unique (the primary key), so n records with rids in [first, last] are exactly the chunk.
+      // rids are unique (the primary key), so n records with rids in [first, last] are
+      // exactly the chunk. Decoded straight into the held arrays (one synchronous pass, so
+      // the two chunks in flight never interleave).
+      const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
+      for (const p of parts) p.sink.begin(first - 1, n);
       for (let at = 0; at < b.byteLength; at += record) {
-        const i = ((b[at]! << 24) | (b[at + 1]! << 16) | (b[at + 2]! << 8) | b[at + 3]!) - 1;
+        const i = view.getInt32(at) - 1;
         if (i < first - 1 || i >= last) return false;
         let from = at + 4;
         for (const p of parts) {
-          const to = i * p.width;
-          for (let j = 0; j < p.width; j++) p.bytes[to + j] = b[from + j]!;
+          p.sink.put(i, view, from);
           from += p.width;
         }
       }
+      for (const p of parts) p.sink.end();
       return true;
     };
     // Two chunks at a time: one statement keeps one core of PostgreSQL busy, and the
     // machines this runs on have two or more.
-    for (let first = 1; first <= rows; first += 2 * chunk) {
-      const done = await Promise.all([readChunk(first), first + chunk <= rows ? readChunk(first + chunk) : true]);
+    for (let first = 1; first <= rows; first += 2 * step) {
+      const done = await Promise.all([readChunk(first), first + step <= rows ? readChunk(first + step) : true]);
       if (done.includes(false)) return specs.map(() => null);
     }
     if ((await copyRows(plan)) !== rows) return specs.map(() => null);
     const accounts = specs.some((s) => s.kind === 'runs') ? await accountCount(plan) : -1;
-    return parts.map((p, k) => {
-      if (!p.ok) return null;
-      if (specs[k]!.kind === 'runs') return runsOf(p.bytes, rows, accounts);
-      return unpack(p.bytes, p.width, plan.pre.tables.get(SOURCE)?.columns.get(p.name)?.distinctValues ?? Infinity, specs[k]!.kind === 'flags');
-    });
+    return parts.map((p) => (p.ok ? p.sink.result(accounts) : null));
   }
 
   /**
@@ -618,59 +627,133 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
 }
 
 /**
- * A column packed big-endian by the database as what the store holds: dictionary
- * positions in one byte when the dictionary has at most 255 values, else two; whole
- * numbers as Int32; other numbers as Float64.
+ * Where a loaded column's bytes go (big-endian, as the database packed them), decoded per
+ * row into the array the store holds, so a load allocates nothing the size of the column
+ * beyond it. `begin` / `end` bracket one chunk's rows; `result` is null when a value
+ * cannot be held as the SQL would compare it.
  */
-function unpack(bytes: Uint8Array, width: number, distinctValues: number, flags = false): Held {
-  const out = bytes.buffer as ArrayBuffer;
-  const swapped = Buffer.from(out, bytes.byteOffset, bytes.byteLength);
-  if (width === 2) {
-    swapped.swap16();
-    const wide = new Uint16Array(out);
-    if (flags) return { kind: 'flags', data: Uint8Array.from(wide) };
-    if (distinctValues > 255) return { kind: 'codes', data: wide };
-    return { kind: 'codes', data: Uint8Array.from(wide) };
-  }
-  if (width === 4) {
-    swapped.swap32();
-    return { kind: 'numbers', data: new Int32Array(out) };
-  }
-  swapped.swap64();
-  const values = new Float64Array(out);
-  // Whole amounts that fit (the usual currency values) are held as Int32 too: half the
-  // memory, and sums of them are exact in any order.
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i]!;
-    if (!Number.isNaN(v) && !(Number.isInteger(v) && v > INT_NULL && v <= 2147483647)) return { kind: 'numbers', data: values };
-  }
-  const data = new Int32Array(values.length);
-  for (let i = 0; i < values.length; i++) data[i] = Number.isNaN(values[i]!) ? INT_NULL : values[i]!;
-  return { kind: 'numbers', data };
+interface Sink {
+  begin(first: number, n: number): void;
+  put(i: number, view: DataView, at: number): void;
+  end(): void;
+  result(accounts: number): Held | null;
+}
+
+const noChunk = { begin() {}, end() {} };
+
+/** Dictionary positions: one byte when the dictionary has at most 255 values, else two (a larger position refuses the column). */
+function codesSink(rows: number, narrow: boolean): Sink {
+  const data = narrow ? new Uint8Array(rows) : new Uint16Array(rows);
+  let ok = true;
+  return {
+    ...noChunk,
+    put(i, view, at) {
+      const v = view.getUint16(at);
+      if (narrow && v > 255) ok = false;
+      data[i] = v;
+    },
+    result: () => (ok ? { kind: 'codes', data } : null),
+  };
+}
+
+/** Small states packed as int2 (a boolean as 0 NULL / 1 false / 2 true). */
+function flagsSink(rows: number): Sink {
+  const data = new Uint8Array(rows);
+  return { ...noChunk, put: (i, view, at) => void (data[i] = view.getUint16(at)), result: () => ({ kind: 'flags', data }) };
+}
+
+function intsSink(rows: number): Sink {
+  const data = new Int32Array(rows);
+  return { ...noChunk, put: (i, view, at) => void (data[i] = view.getInt32(at)), result: () => ({ kind: 'numbers', data }) };
+}
+
+/**
+ * float8 values (NULL as NaN): held as Int32 while every value is whole and fits (the
+ * usual currency amounts: half the memory, and sums of them exact in any order), else
+ * as Float64 from the first value that is not.
+ */
+function floatsSink(rows: number): Sink {
+  let ints: Int32Array | null = new Int32Array(rows);
+  let floats: Float64Array | null = null;
+  return {
+    ...noChunk,
+    put(i, view, at) {
+      const v = view.getFloat64(at);
+      if (ints) {
+        if (Number.isNaN(v)) return void (ints[i] = INT_NULL);
+        if (Number.isInteger(v) && v > INT_NULL && v <= 2147483647) return void (ints[i] = v);
+        // Rows not loaded yet are overwritten when their chunk arrives.
+        floats = new Float64Array(rows);
+        for (let j = 0; j < rows; j++) floats[j] = ints[j] === INT_NULL ? NaN : ints[j]!;
+        ints = null;
+      }
+      floats![i] = v;
+    },
+    result: () => ({ kind: 'numbers', data: ints ?? floats! }),
+  };
 }
 
 /**
  * `crm_account_id` as account runs: 0 where it is NULL, 1 on the first row of a run of one
  * account, 2 on the rows after it, from 9 bytes a row (0 for NULL, else 1 and the id's
- * 64-bit hash). Held only when the run starts number exactly the distinct accounts
- * (`accounts`): then every account is one run (its rows adjacent in `rid` order, as the
- * report's default order puts them) and counting runs counts accounts. A hash collision
- * between neighbouring accounts would merge their runs and leave fewer starts than
- * accounts, so it is refused too; it could only go unseen if some account were also
- * split in two, which the default order (account name, then id) rules out.
+ * 64-bit hash), compared with the row before. Rows of a chunk are compared within it; a
+ * chunk's first row with the last row of the chunk before once both are in. Held only when
+ * the run starts number exactly the distinct accounts (`accounts`): then every account is
+ * one run (its rows adjacent in `rid` order, as the report's default order puts them) and
+ * counting runs counts accounts. A hash collision between neighbouring accounts would
+ * merge their runs and leave fewer starts than accounts, so it is refused too; it could
+ * only go unseen if some account were also split in two, which the default order
+ * (account name, then id) rules out.
  */
-export function runsOf(bytes: Uint8Array, rows: number, accounts: number): Flags | null {
+export function runsSink(rows: number): Sink {
   const out = new Uint8Array(rows);
-  let starts = 0;
-  for (let i = 0; i < rows; i++) {
-    const at = i * 9;
-    if (bytes[at] === 0) continue;
-    let same = i > 0 && bytes[at - 9] === 1;
-    for (let j = 1; same && j < 9; j++) same = bytes[at + j] === bytes[at - 9 + j];
-    out[i] = same ? 2 : 1;
-    if (!same) starts++;
-  }
-  return starts === accounts ? { kind: 'flags', data: out } : null;
+  // 9 bytes of the first and last row of each chunk, by the chunk's first row.
+  const edges = new Map<number, { first: Uint8Array; last: Uint8Array; end: number }>();
+  let chunk = new Uint8Array(0);
+  let start = 0;
+  let n = 0;
+  const same = (a: Uint8Array, x: number, b: Uint8Array, y: number): boolean => {
+    if (a[x] === 0 || b[y] === 0) return false;
+    for (let j = 1; j < 9; j++) if (a[x + j] !== b[y + j]) return false;
+    return true;
+  };
+  return {
+    begin(first, rowsInChunk) {
+      start = first;
+      n = rowsInChunk;
+      if (chunk.length < n * 9) chunk = new Uint8Array(n * 9);
+    },
+    put(i, view, at) {
+      const to = (i - start) * 9;
+      for (let j = 0; j < 9; j++) chunk[to + j] = view.getUint8(at + j);
+    },
+    end() {
+      for (let k = 0; k < n; k++) out[start + k] = chunk[k * 9] === 0 ? 0 : k > 0 && same(chunk, k * 9, chunk, (k - 1) * 9) ? 2 : 1;
+      edges.set(start, { first: chunk.slice(0, 9), last: chunk.slice((n - 1) * 9, n * 9), end: start + n });
+    },
+    result(accounts) {
+      const byEnd = new Map([...edges.values()].map((e) => [e.end, e]));
+      for (const [first, e] of edges) {
+        if (first === 0) continue;
+        const before = byEnd.get(first);
+        if (!before) return null;
+        if (same(e.first, 0, before.last, 0)) out[first] = 2;
+      }
+      let starts = 0;
+      for (let i = 0; i < rows; i++) if (out[i] === 1) starts++;
+      return starts === accounts ? { kind: 'flags', data: out } : null;
+    },
+  };
+}
+
+/** Account runs from 9 bytes a row in `rid` order (runsSink over one chunk); tests use it. */
+export function runsOf(bytes: Uint8Array, rows: number, accounts: number): Held | null {
+  const sink = runsSink(rows);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  sink.begin(0, rows);
+  for (let i = 0; i < rows; i++) sink.put(i, view, i * 9);
+  sink.end();
+  return sink.result(accounts);
 }
 
 const isTextualOrBoolean = (c: Column) => isTextual(c.type) || c.type === 'boolean';

@@ -18,7 +18,7 @@ import { loadPrecomputed } from '../../src/reports/precomputed.js';
 import { accelerate } from '../../src/reports/direct-sql.js';
 import { resolveDictionaryFilters, type RunQuery } from '../../src/reports/dictionary-filters.js';
 import { countQuery, whereClause } from '../../src/reports/query.js';
-import { columnStore, nthSetBits, runsOf, type StorePlan } from '../../src/reports/column-store.js';
+import { columnStore, nthSetBits, runsOf, runsSink, type StorePlan } from '../../src/reports/column-store.js';
 
 const GVA = '/v1/report-analytics/report/GLOBAL_VERTICAL_ACCOUNTS';
 
@@ -130,6 +130,15 @@ for (const engine of engines) {
       });
     }
 
+    test('the name is held as runs only with a budget of 128 MiB or more', async () => {
+      for (const [mb, runs] of [[64, false], [128, true]] as const) {
+        const statements: string[] = [];
+        const store = columnStore({ db: held.database.db.withPlugin(recorder(statements)), minRows: 0, maxBytes: mb * 1024 * 1024 });
+        assert.notEqual(await store.count(await plan({ account_name: 'acme-?-' })), undefined);
+        assert.equal(statements.some((q) => q.includes('lag(')), runs, `${mb} MiB`);
+      }
+    });
+
     test('it declines small tenants and stale row counts', async () => {
       const store = columnStore({ db: held.database.db, minRows: 0, waitForLoads: true });
       // A "contains" not resolved to a value list (dictionary-filters.ts) is selected by SQL.
@@ -187,6 +196,17 @@ for (const engine of engines) {
       assert.equal(runsOf(bytes([7, 7, 7]), 3, 2), null);
       // A NULL between two rows of one account ends its run: two starts for one account.
       assert.equal(runsOf(bytes([7, null, 7]), 3, 1), null);
+      // Chunks loaded in any order: runs continue across their edges.
+      const ids = [7, 7, 7, 8, 8, null, 9, 9];
+      const all = bytes(ids);
+      const sink = runsSink(ids.length);
+      const view = new DataView(all.buffer);
+      for (const [first, n] of [[4, 2], [0, 2], [6, 2], [2, 2]] as const) {
+        sink.begin(first, n);
+        for (const i of [first + n - 1, first]) sink.put(i, view, i * 9);
+        sink.end();
+      }
+      assert.deepEqual([...sink.result(3)!.data], [1, 2, 2, 1, 2, 0, 1, 2]);
     });
 
     test('nthSetBits skips whole words and returns positions in order', () => {
@@ -229,7 +249,8 @@ for (const engine of engines) {
         const [a, b] = await Promise.all([plain.ok(`${GVA}/dashboard`, body), held.ok(`${GVA}/dashboard`, body)]);
         assert.deepEqual(b, a, JSON.stringify(body));
       }
-      const store = columnStore({ db: held.database.db, minRows: 0, waitForLoads: true });
+      // Chunks of two rows: accounts' runs cross chunk edges.
+      const store = columnStore({ db: held.database.db, minRows: 0, waitForLoads: true, loadChunk: 2 });
       const figures = await store.dashboard(await plan({ country: 'US' }));
       assert.ok(figures, 'the store answered');
       // Without the stored unfiltered dashboard, the accounts are counted by SQL for the runs check.
