@@ -110,7 +110,7 @@ export interface ColumnStore {
   /**
    * The rids of rows `offset` .. `offset + size - 1` of the plan's rows in `rid` order
    * (the report's default order), or undefined when the store cannot select its rows or
-   * the plan has no filter (SQL seeks those directly).
+   * the plan has no filter and no search (SQL seeks those directly).
    */
   pageRids(plan: StorePlan, offset: number, size: number): Promise<number[] | undefined>;
   /** The accounts dashboard's figures (query-dashboard.ts keys) over the plan's rows. */
@@ -544,7 +544,7 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
     },
 
     async pageRids(plan, offset, size) {
-      if (plan.filters.length === 0) return undefined;
+      if (plan.filters.length === 0 && plan.search.length === 0) return undefined;
       const prepared = await prepare(plan);
       if (!prepared) return undefined;
       const selected = prepared.select();

@@ -242,7 +242,7 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
     // In the default order (rid) with filters the store holds, the store picks the page's
     // rows from its bitset and the table is read by rid: a "contains" on the name, whose
     // SQL page reads every trigram match before the first row, then costs a few lookups.
-    if (store && p.sort.length === 0 && p.filters.length > 0 && !matchesNothing(p)) {
+    if (store && p.sort.length === 0 && (p.filters.length > 0 || p.search.length > 0) && !matchesNothing(p)) {
       const rids = await store.pageRids(p, offset, p.size);
       if (rids) return rids.length ? run<Record<string, unknown>>(ridsQuery(p, rids)) : [];
     }

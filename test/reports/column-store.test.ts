@@ -171,8 +171,8 @@ for (const engine of engines) {
     test('pages in the default order: the store picks the rids SQL would, for every offset', async () => {
       const store = columnStore({ db: held.database.db, minRows: 0, waitForLoads: true, loadChunk: 2 });
       let nonEmpty = 0;
-      for (const filters of FILTERS) {
-        const p = await plan(filters);
+      for (const { filters, search } of [...FILTERS.map((filters) => ({ filters, search: '' })), ...PROBED]) {
+        const p = await plan(filters, search);
         for (const [offset, size] of [[0, 20], [0, 1], [1, 2], [2, 5], [100, 20]] as const) {
           const rids = await store.pageRids(p, offset, size);
           assert.ok(rids, JSON.stringify(filters));
@@ -183,6 +183,7 @@ for (const engine of engines) {
       }
       assert.ok(nonEmpty >= 5, 'later pages hold rows too');
       assert.equal(await store.pageRids(await plan({}), 0, 20), undefined, 'no filter: SQL seeks');
+      assert.notEqual(await store.pageRids(await plan({}, 'acme'), 0, 20), undefined, 'a search alone: the store picks the page');
     });
 
     test('runsOf: account runs from ids hashed per row, refused when starts and accounts disagree', () => {
