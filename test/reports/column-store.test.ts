@@ -36,6 +36,10 @@ const FILTERS: Array<Record<string, string>> = [
   { account_acv: '50.5<->700' },
   { open_pipeline_amount: '100<->300', country: 'US' },
   { number_of_employees: '1<->100000' },
+  // Bounds between two whole numbers, and beyond the Int32 range.
+  { number_of_employees: '50.2<->50.8' },
+  { account_acv: '-5000000000<->5000000000' },
+  { account_acv: '99.5<->100.5', open_pipeline_amount: '-1e12<->' },
   { partner_first_match_date: '0<->9999999999' },
   { recent_open_opp_date: '1<->' },
   { partner_org_name: 'alpha-?-', account_acv: '1<->' },
