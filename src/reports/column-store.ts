@@ -15,14 +15,17 @@
  *   and bigint in SQL; as Int32 when every value fits, else Float64), and a range compares
  *   them with the same bounds the SQL binds, so the answer is the SQL's exactly;
  * - sums only of whole amounts held as Int32 (column-dashboard.ts): a floating-point sum
- *   of fractions depends on the order of addition, so it is left to PostgreSQL.
+ *   of fractions depends on the order of addition, so it is left to PostgreSQL;
+ * - what the held columns cannot test (a search, a name fragment, a column the copy
+ *   lacks, a custom column) is selected once by SQL and kept as a bitset (`probe`);
+ * - a page in the default order (`rid`) is picked from the selection's bitset and read
+ *   by rid (`pageRids`); sorted pages stay with SQL.
  *
- * Nothing else changes: pages are still read by SQL, and a plan with a search, a context
- * scope, a custom column, a column the copy lacks or a tenant below `minRows` is answered
- * by SQL as before. Loaded columns are kept per (organization, data version) within a
- * byte budget (least recently used first out), so an import retires them; a column is
- * loaded by statements that pack chunks of it into bytes in `rid` order, and only when
- * the copy's rids are exactly 1..N (checked on every load).
+ * A context scope or a tenant below `minRows` is answered by SQL as before. Loaded
+ * columns are kept per (organization, data version) within a byte budget (least recently
+ * used first out), so an import retires them; columns asked for together are loaded
+ * together, by statements that return each row's rid and packed values, and only when the
+ * copy's rids are exactly 1..N (checked on every load).
  */
 import { sql, type Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
@@ -80,9 +83,9 @@ export interface ColumnStoreOptions {
   minRows?: number;
   /**
    * Whether a request that needs a column not yet held waits for it to load (default
-   * true). The first such request of a data version waits 1.5-3 s per column at
-   * 2,000,000 rows (up to about 10 s for a filtered dashboard's columns, loaded side by
-   * side); every later one is answered from memory. With false it is answered by SQL
+   * true). The first such request of a data version waits for the load (4-7 s for a
+   * filtered dashboard's seven columns at 2,000,000 rows, loaded in one batch); every
+   * later one is answered from memory. With false it is answered by SQL
    * while the load runs, but under load the loads then queued behind the scans they were
    * to replace and never finished within a benchmark run (docs/benchmarks.md).
    */
