@@ -37,6 +37,7 @@ import { ACCOUNT_FACT_COLUMNS } from './narrow-copies.js';
 import type { FilterPlan } from './plan.js';
 import type { Precomputed } from './precomputed.js';
 import { accountsDashboard } from './column-dashboard.js';
+import { singleFlight } from './cache.js';
 import { storedDashboardQuery } from './precomputed.js';
 import { loadTextRuns, textBits, textBytes, textRows, type TextRuns } from './column-text.js';
 
@@ -128,7 +129,8 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
   const maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
   const textRuns = options.textRuns ?? maxBytes >= 128 * 1024 * 1024;
   const held = new LRUCache<string, Held>({ maxSize: maxBytes, sizeCalculation: (h) => Math.max(1, heldBytes(h)) });
-  const loading = new Map<string, Promise<Held | null>>();
+  // One computation per key at a time: column loads, the partner check and probes.
+  const flight = singleFlight();
   const dictionaries = new LRUCache<string, Promise<Dictionaries>>({ max: 100 });
   /** Columns that could not be held for a version (rids not 1..N, a NaN): SQL answers them. */
   const refused = new LRUCache<string, true>({ max: 1000 });
@@ -185,32 +187,28 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
     const hit = held.get(key);
     if (hit) return hit;
     if (refused.has(key)) return null;
-    let pending = loading.get(key);
-    if (!pending) {
-      pending = (kind === 'text' ? loadTextRuns(db, plan.orgId, COPY, name, rowsOf(plan)!, chunk) : loadColumn(plan, name, kind, type))
+    const pending = flight(`load:${key}`, () =>
+      (kind === 'text' ? loadTextRuns(db, plan.orgId, COPY, name, rowsOf(plan)!, chunk) : loadColumn(plan, name, kind, type))
         .then((h) => {
           if (h) held.set(key, h);
           else refused.set(key, true);
           return h;
         })
         // A failed load (a lost connection, say) is not remembered: the next request retries.
-        .catch(() => null)
-        .finally(() => loading.delete(key));
-      loading.set(key, pending);
-    }
+        .catch(() => null));
     return wait ? pending : Promise.resolve(null);
   }
 
+  /** `runs`: crm_account_id as account runs (flags), found from a 64-bit hash of each row's id (see `runsSink`). */
+  type Batched = 'codes' | 'numbers' | 'flags' | 'runs';
+  type Queued = { name: string; kind: Batched; type: Column['type']; done: (h: Held | null) => void; fail: (e: unknown) => void };
+  const batches = new Map<string, Queued[]>();
   /**
    * Columns asked for in the same turn of the event loop (a filtered dashboard's, a
    * request's several filters) for one (organization, version) are read together: one
    * statement per chunk packs each of them, so the copy is read once for all of them
    * rather than once each (docs/benchmarks.md, tenth session).
    */
-  /** `runs`: crm_account_id as account runs (flags), found from a 64-bit hash of each row's id (see `runsOf`). */
-  type Batched = 'codes' | 'numbers' | 'flags' | 'runs';
-  type Queued = { name: string; kind: Batched; type: Column['type']; done: (h: Held | null) => void; fail: (e: unknown) => void };
-  const batches = new Map<string, Queued[]>();
   function loadColumn(plan: StorePlan, name: string, kind: Batched, type: Column['type']): Promise<Held | null> {
     const key = `${plan.orgId}:${plan.version}`;
     let batch = batches.get(key);
@@ -246,18 +244,19 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
       const summary = plan.pre.tables.get(SOURCE)?.columns.get(name);
       const dataType = kind === 'numbers' ? await columnType(name) : '';
       const ints = dataType === 'integer' || (dataType === 'bigint' && summary !== undefined && (summary.min === null || (summary.min > INT_NULL && summary.max !== null && summary.max <= 2147483647)));
-      const width = kind === 'codes' || kind === 'flags' ? 2 : kind === 'runs' ? 9 : ints ? 4 : 8;
-      const packed = kind === 'runs'
-        // 0 for NULL, else 1 and the id's 64-bit hash.
-        ? sql`(case when ${c} is null then '\\x000000000000000000'::bytea else '\\x01'::bytea || int8send(hashtextextended(${c}, 0)) end)`
-        : kind === 'flags'
-        // A boolean as 0 (NULL) / 1 (false) / 2 (true).
-        ? sql`int2send((case when ${c} then 2 when not ${c} then 1 else 0 end)::int2)`
-        : kind === 'codes'
-        ? sql`int2send(coalesce(${d}, 0)::int2)`
-        : ints
-          ? sql`int4send(coalesce((${c})::int4, ${INT_NULL}::int4))`
-          : sql`float8send(coalesce((${c})::double precision, 'NaN'::double precision))`;
+      // Per kind: the bytes the database packs for a row, and what decodes them.
+      const { width, packed, sink } =
+        kind === 'runs'
+          // 0 for NULL, else 1 and the id's 64-bit hash.
+          ? { width: 9, packed: sql`(case when ${c} is null then '\\x000000000000000000'::bytea else '\\x01'::bytea || int8send(hashtextextended(${c}, 0)) end)`, sink: runsSink(rows) }
+          : kind === 'flags'
+            // A boolean as 0 (NULL) / 1 (false) / 2 (true).
+            ? { width: 2, packed: sql`int2send((case when ${c} then 2 when not ${c} then 1 else 0 end)::int2)`, sink: flagsSink(rows) }
+            : kind === 'codes'
+              ? { width: 2, packed: sql`int2send(coalesce(${d}, 0)::int2)`, sink: codesSink(rows, (summary?.distinctValues ?? Infinity) <= 255) }
+              : ints
+                ? { width: 4, packed: sql`int4send(coalesce((${c})::int4, ${INT_NULL}::int4))`, sink: intsSink(rows) }
+                : { width: 8, packed: sql`float8send(coalesce((${c})::double precision, 'NaN'::double precision))`, sink: floatsSink(rows) };
       // The dictionary's position per row (booleans' dictionary holds 'true' / 'false').
       const join = kind === 'codes'
         ? sql` left join rpt_value_counts ${sql.raw(`d${k}`)} on ${sql.ref(`d${k}.org_id`)} = r.org_id and ${sql.ref(`d${k}.tbl`)} = ${SOURCE} and ${sql.ref(`d${k}.col`)} = ${name} and ${sql.ref(`d${k}.value`)} = ${type === 'boolean' ? sql`(${c})::text` : c}`
@@ -267,10 +266,7 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
       const odd = kind !== 'numbers' ? sql`0` : ints
         ? sql`count(*) filter (where ${c} <= ${INT_NULL} or ${c} > 2147483647)`
         : sql`count(*) filter (where (${c})::double precision = 'NaN'::double precision)`;
-      const sink = kind === 'runs' ? runsSink(rows) : kind === 'flags' ? flagsSink(rows) : kind === 'codes'
-        ? codesSink(rows, (summary?.distinctValues ?? Infinity) <= 255)
-        : ints ? intsSink(rows) : floatsSink(rows);
-      return { name, width, packed, join, odd, sink, ok: true };
+      return { width, packed, join, odd, sink, ok: true };
     }));
     // One record per row, its rid then each column's bytes, aggregated in no order: an
     // ordered aggregate sorted the chunk once per column (5 columns: 690 ms a chunk; this
@@ -368,17 +364,15 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
    * NULL together: then distinct public ids count the dashboard's distinct partners, and
    * the store need not hold the ids (8 MB at 2,000,000 rows). Per organization and version.
    */
-  const bijections = new LRUCache<string, Promise<boolean>>({ max: 100 });
   const bijective = new LRUCache<string, boolean>({ max: 100 });
   function partnersByPublicId(plan: StorePlan): Promise<boolean> {
     const key = `${plan.orgId}:${plan.version}`;
     const settled = bijective.get(key);
     if (settled !== undefined) return Promise.resolve(settled);
-    let known = bijections.get(key);
-    if (!known) {
-      // The distinct pairs (a hash aggregate: 0.8 s at 2,000,000 rows, where three
-      // count(distinct ...) took 3.4 s), checked here.
-      known = sql<{ i: number | null; p: string | null }>`
+    // The distinct pairs (a hash aggregate: 0.8 s at 2,000,000 rows, where three
+    // count(distinct ...) took 3.4 s), checked here.
+    const known = flight(`partners:${key}`, () =>
+      sql<{ i: number | null; p: string | null }>`
         select r.partner_org_id as i, r.partner_org_public_id as p from ${sql.table(COPY)} r where r.org_id = ${plan.orgId} group by 1, 2`
         .execute(db)
         .then(({ rows }) => {
@@ -393,10 +387,7 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
           bijective.set(key, answer);
           return answer;
         })
-        .catch(() => false)
-        .finally(() => bijections.delete(key));
-      bijections.set(key, known);
-    }
+        .catch(() => false));
     return wait ? known : Promise.resolve(false);
   }
 
@@ -452,33 +443,25 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
    * falls outside 1..rows (the row count is stale), or the statement fails.
    */
   const probed = new LRUCache<string, { bits: Uint32Array; passing: number }>({ max: PROBES });
-  const probing = new Map<string, Promise<{ bits: Uint32Array; passing: number } | null>>();
   function probe(key: string, sub: StorePlan, rows: number): Promise<{ bits: Uint32Array; passing: number } | null> {
     const hit = probed.get(key);
     if (hit) return Promise.resolve(hit);
-    let pending = probing.get(key);
-    if (!pending) {
-      pending = (async () => {
-        const row = (await matchingRidsQuery(sub).execute(db)).rows[0] as { b: Uint8Array | null; n: number } | undefined;
-        const n = Number(row?.n ?? -1);
-        const b = row?.b ?? new Uint8Array(0);
-        if (n < 0 || b.byteLength !== n * 4) return null;
-        const bits = new Uint32Array((rows + 31) >>> 5);
-        const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
-        for (let k = 0; k < n; k++) {
-          const i = view.getInt32(k * 4) - 1;
-          if (i < 0 || i >= rows) return null;
-          bits[i >>> 5]! |= 1 << (i & 31);
-        }
-        const found = { bits, passing: n };
-        probed.set(key, found);
-        return found;
-      })()
-        .catch(() => null)
-        .finally(() => probing.delete(key));
-      probing.set(key, pending);
-    }
-    return pending;
+    return flight(`probe:${key}`, async () => {
+      const row = (await matchingRidsQuery(sub).execute(db)).rows[0] as { b: Uint8Array | null; n: number } | undefined;
+      const n = Number(row?.n ?? -1);
+      const b = row?.b ?? new Uint8Array(0);
+      if (n < 0 || b.byteLength !== n * 4) return null;
+      const bits = new Uint32Array((rows + 31) >>> 5);
+      const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
+      for (let k = 0; k < n; k++) {
+        const i = view.getInt32(k * 4) - 1;
+        if (i < 0 || i >= rows) return null;
+        bits[i >>> 5]! |= 1 << (i & 31);
+      }
+      const found = { bits, passing: n };
+      probed.set(key, found);
+      return found;
+    }).catch(() => null);
   }
 
   /**
@@ -758,16 +741,6 @@ export function runsSink(rows: number): Sink {
       return starts === accounts ? { kind: 'flags', data: out } : null;
     },
   };
-}
-
-/** Account runs from 9 bytes a row in `rid` order (runsSink over one chunk); tests use it. */
-export function runsOf(bytes: Uint8Array, rows: number, accounts: number): Held | null {
-  const sink = runsSink(rows);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  sink.begin(0, rows);
-  for (let i = 0; i < rows; i++) sink.put(i, view, i * 9);
-  sink.end();
-  return sink.result(accounts);
 }
 
 const isTextualOrBoolean = (c: Column) => isTextual(c.type) || c.type === 'boolean';

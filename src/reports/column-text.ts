@@ -116,19 +116,20 @@ function markRuns(runs: TextRuns, term: Buffer, hit: Uint8Array): void {
  */
 export function textBits(runs: TextRuns, operation: 'contains' | 'doesNotContain', terms: readonly Buffer[], bits: Uint32Array): number {
   const count = runs.nulls.length;
-  let pass = new Uint8Array(count);
+  const pass = new Uint8Array(count);
   if (operation === 'contains') {
+    // Runs holding every term (a NULL run holds none).
     pass.fill(1);
+    const hit = new Uint8Array(count);
     for (const term of terms) {
-      const hit = new Uint8Array(count);
+      hit.fill(0);
       markRuns(runs, term, hit);
       for (let k = 0; k < count; k++) pass[k] = pass[k]! & hit[k]!;
     }
     for (let k = 0; k < count; k++) pass[k] = pass[k]! & (runs.nulls[k]! ^ 1);
   } else {
-    const any = new Uint8Array(count);
-    for (const term of terms) markRuns(runs, term, any);
-    pass = any;
+    // Runs holding no term, and NULL runs.
+    for (const term of terms) markRuns(runs, term, pass);
     for (let k = 0; k < count; k++) pass[k] = runs.nulls[k]! | (pass[k]! ^ 1);
   }
   bits.fill(0);

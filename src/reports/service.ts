@@ -239,10 +239,11 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
 
   async function pageRows(p: ServicePlan): Promise<Array<Record<string, unknown>>> {
     const offset = p.page * p.size;
-    // In the default order (rid) with filters the store holds, the store picks the page's
-    // rows from its bitset and the table is read by rid: a "contains" on the name, whose
-    // SQL page reads every trigram match before the first row, then costs a few lookups.
-    if (store && p.sort.length === 0 && (p.filters.length > 0 || p.search.length > 0) && !matchesNothing(p)) {
+    // In the default order (rid), a filtered or searched page the store can select is
+    // picked from its bitset and read by rid: a "contains" on the name, whose SQL page
+    // reads every trigram match before the first row, then costs a few lookups. (A filter
+    // that matches nothing is SQL's constant `false`: nothing to load.)
+    if (store && p.sort.length === 0 && !matchesNothing(p)) {
       const rids = await store.pageRids(p, offset, p.size);
       if (rids) return rids.length ? run<Record<string, unknown>>(ridsQuery(p, rids)) : [];
     }
