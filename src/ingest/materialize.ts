@@ -309,9 +309,7 @@ const oppColumns: Pairs = [
 
 /**
  * Secondary indexes of the report tables, created on the rebuilt tables before the swap.
- * Tenant first. (A trigram GIN index over search_text was measured and left out: each row
- * holds hundreds of distinct trigrams, so building it costs about 0.5 ms per row, far
- * beyond the import budget at millions of rows.)
+ * Tenant first.
  */
 const REPORT_INDEXES: ReadonlyArray<readonly [name: string, definition: string]> = [
   ['rpt_attribution_links_opp', 'rpt_attribution_links (org_id, opp_rid)'],
@@ -331,6 +329,15 @@ const REPORT_INDEXES: ReadonlyArray<readonly [name: string, definition: string]>
   ['rpt_global_accounts_match_date', 'rpt_global_accounts (org_id, partner_first_match_date)'],
   // "contains" on the account's name, from trigram matches (narrow-copies.ts, migration 0014).
   ...trigramIndexes(),
+  // Free-text search of the accounts report (query.ts searchCondition: a LIKE on the
+  // row's lower-cased search_text). Without it a term is a scan of every row's ~600 bytes
+  // of text: 3-4 s at 2,000,000 rows, and minutes at ten clients; with it a term's rows
+  // come from the index's matches. Its cost is the import's: about 150 us a row (each row
+  // holds hundreds of distinct trigrams; a larger maintenance_work_mem did not change it),
+  // 5 minutes at 2,100,000 rows (docs/benchmarks.md, eleventh session). Only this report:
+  // it is the one that reaches millions of rows a tenant and is searched interactively;
+  // the others' searches stay scans, kept as bitsets once seen (column-store.ts probes).
+  ['rpt_global_accounts_search', 'rpt_global_accounts using gin (org_id, search_text gin_trgm_ops)'],
 ];
 
 /** Tables with fresh statistics when materialize returns: analyzed after their last write, inside the transaction. */
