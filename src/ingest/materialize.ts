@@ -332,9 +332,9 @@ const REPORT_INDEXES: ReadonlyArray<readonly [name: string, definition: string]>
   // Free-text search of the accounts report (query.ts searchCondition: a LIKE on the
   // row's lower-cased search_text). Without it a term is a scan of every row's ~600 bytes
   // of text: 3-4 s at 2,000,000 rows, and minutes at ten clients; with it a term's rows
-  // come from the index's matches. Its cost is the import's: about 150 us a row (each row
+  // come from the index's matches. Its cost is the import's: about 0.2 ms a row (each row
   // holds hundreds of distinct trigrams; a larger maintenance_work_mem did not change it),
-  // 5 minutes at 2,100,000 rows (docs/benchmarks.md, eleventh session). Only this report:
+  // 410 s at 2,100,000 rows (docs/benchmarks.md, eleventh session). Only this report:
   // it is the one that reaches millions of rows a tenant and is searched interactively;
   // the others' searches stay scans, kept as bitsets once seen (column-store.ts probes).
   ['rpt_global_accounts_search', 'rpt_global_accounts using gin (org_id, search_text gin_trgm_ops)'],
