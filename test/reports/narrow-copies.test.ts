@@ -18,6 +18,7 @@ import { buildPlan } from '../../src/reports/plan.js';
 import { dashboardQueries } from '../../src/reports/query-dashboard.js';
 import { batchQuery, boundariesQuery, recordsQuery } from '../../src/reports/query.js';
 import { compile } from '../helpers/compile.js';
+import { countOnOnePath } from '../helpers/one-access-path.js';
 import { loadOrgMetadata } from '../../src/reports/metadata.js';
 import { loadPrecomputed, NOTHING_PRECOMPUTED } from '../../src/reports/precomputed.js';
 import { accelerate, countStatement } from '../../src/reports/direct-sql.js';
@@ -122,32 +123,14 @@ for (const engine of engines) {
       // than 1,000 distinct names does not: the statement is built without it, as there.
       const pre = NOTHING_PRECOMPUTED;
       assert.ok((await loadPrecomputed(f.database.db, orgId)).tables.get('rpt_global_accounts')?.columns.get('account_name')?.hasValues);
-      // The service's own count statement, run with the planner held to one access path
-      // (settings local to a transaction), so the index path is proved to give the same
-      // count as reading every row, for terms with and without trigrams, LIKE's own
-      // characters and letter case.
+      // The service's own count statement, run with the planner held to one access path,
+      // so the index path is proved to give the same count as reading every row, for terms
+      // with and without trigrams, LIKE's own characters and letter case.
       const count = async (term: string, path: 'bitmap' | 'scan') => {
         const plan = accelerate(buildPlan({ report: reportById('GLOBAL_VERTICAL_ACCOUNTS'), meta, body: { filters: { account_name: `${term}-?-` }, search: '', columns: undefined, context: undefined }, paging: { page: 0, size: 20, sort: [] }, nowSeconds: 0 }), pre);
         const statement = countStatement(plan, pre);
         assert.notEqual(typeof statement, 'number');
-        // One connection, one transaction that is always rolled back: the primary key is
-        // dropped inside it, since on a handful of rows the planner prefers it to the
-        // trigram index.
-        return f.database.db.connection().execute(async (c) => {
-          await sql`begin`.execute(c);
-          try {
-            await sql`alter table rpt_account_facts drop constraint rpt_account_facts_pkey`.execute(c);
-            const off = path === 'bitmap' ? ['enable_seqscan', 'enable_indexscan', 'enable_indexonlyscan'] : ['enable_bitmapscan', 'enable_indexscan', 'enable_indexonlyscan'];
-            for (const setting of off) await sql.raw(`set local ${setting} = off`).execute(c);
-            const compiled = (statement as Exclude<typeof statement, number>).compile(c);
-            const explained = await c.executeQuery({ ...compiled, sql: `explain ${compiled.sql}` });
-            const planText = explained.rows.map((r) => Object.values(r as object)[0]).join('\n');
-            const result = await c.executeQuery(compiled);
-            return { n: Number((result.rows[0] as { n: unknown }).n), planText };
-          } finally {
-            await sql`rollback`.execute(c);
-          }
-        });
+        return countOnOnePath(f.database.db, statement as Exclude<typeof statement, number>, 'rpt_account_facts', 'rpt_account_facts_account_name_trgm', path);
       };
       const names = (await sql<{ name: string | null }>`select account_name as name from rpt_global_accounts where org_id = ${orgId}`.execute(f.database.db)).rows.map((r) => r.name);
       const counts: number[] = [];

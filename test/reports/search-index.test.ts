@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { engines } from '../helpers/engines.js';
 import { fixtureApp, type FixtureApp } from '../helpers/fixture-app.js';
+import { countOnOnePath } from '../helpers/one-access-path.js';
 import { ORG } from '../fixtures/small-bundle.js';
 import { reportById } from '../../src/reports/catalog/index.js';
 import { buildPlan } from '../../src/reports/plan.js';
@@ -40,28 +41,7 @@ for (const engine of engines) {
         const plan = accelerate(buildPlan({ report: reportById('GLOBAL_VERTICAL_ACCOUNTS'), meta, body: { filters: {}, search, columns: undefined, context: undefined }, paging: { page: 0, size: 20, sort: [] }, nowSeconds: 0 }), NOTHING_PRECOMPUTED);
         const statement = countStatement(plan, NOTHING_PRECOMPUTED);
         assert.notEqual(typeof statement, 'number');
-        // One connection, one transaction that is always rolled back: every other index of
-        // the table is dropped inside it, since on a handful of rows the planner would
-        // rather read those, and the planner is held to one access path.
-        return f.database.db.connection().execute(async (c) => {
-          await sql`begin`.execute(c);
-          try {
-            const others = await sql<{ name: string }>`select indexname as name from pg_indexes where tablename = 'rpt_global_accounts' and indexname <> 'rpt_global_accounts_search'`.execute(c);
-            for (const { name } of others.rows) {
-              if (name.endsWith('_pkey')) await sql.raw(`alter table rpt_global_accounts drop constraint ${name}`).execute(c);
-              else await sql.raw(`drop index ${name}`).execute(c);
-            }
-            const off = path === 'bitmap' ? ['enable_seqscan', 'enable_indexscan', 'enable_indexonlyscan'] : ['enable_bitmapscan', 'enable_indexscan', 'enable_indexonlyscan'];
-            for (const setting of off) await sql.raw(`set local ${setting} = off`).execute(c);
-            const compiled = (statement as Exclude<typeof statement, number>).compile(c);
-            const explained = await c.executeQuery({ ...compiled, sql: `explain ${compiled.sql}` });
-            const planText = explained.rows.map((r) => Object.values(r as object)[0]).join('\n');
-            const result = await c.executeQuery(compiled);
-            return { n: Number((result.rows[0] as { n: unknown }).n), planText };
-          } finally {
-            await sql`rollback`.execute(c);
-          }
-        });
+        return countOnOnePath(f.database.db, statement as Exclude<typeof statement, number>, 'rpt_global_accounts', 'rpt_global_accounts_search', path);
       };
       const counts: number[] = [];
       // Names, places, custom values (Gold, Enterprise), two terms, LIKE's characters, case.
