@@ -180,7 +180,8 @@ function scenarios(partnerId: string, partnerIds: string[], rows: number): Scena
 function startServer(): Promise<{ child: ChildProcess; url: string; peakRss: () => number; rss: () => number; resetPeakRss: () => boolean }> {
   return new Promise((resolve, reject) => {
     const port = 18_000 + Math.floor(Math.random() * 1000);
-    const child = spawn(process.execPath, [join(ROOT, 'bin', 'partner-reports.js'), 'serve', '--port', String(port)], {
+    // The executable itself, so the server runs with the node flags of its first line.
+    const child = spawn(join(ROOT, 'bin', 'partner-reports.js'), ['serve', '--port', String(port)], {
       env: { ...process.env, DATABASE_URL: benchUrl.toString(), RATE_LIMIT_PER_MINUTE: '10000000', LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'pipe', 'inherit'],
     });

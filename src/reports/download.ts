@@ -35,6 +35,14 @@ const CSV_BATCH = 10_000;
  */
 const COPY_BATCH = 10_000;
 const COPY_AHEAD = 2;
+/**
+ * Rows per COPY of stored line blocks (32 blocks, about 2.9 MB): each batch is read whole
+ * before it is passed on, so a download holds COPY_AHEAD of them. With 78 blocks (10,000
+ * rows) a full download at scale 1000 raised the server's peak RSS by 36-59 MiB, median
+ * 260 MiB over five runs; with 32, by 22-42 MiB, median 246, at the same speed (twelfth
+ * session, docs/benchmarks.md).
+ */
+const BLOCK_BATCH = 4_096;
 
 /**
  * The CSV stream of a plan: the header row, then the rows in the plan's order, from the
@@ -48,8 +56,8 @@ export function downloadStream(database: Pick<Database, 'db' | 'engine'>, p: Que
   const batchRows = options.batchRows ?? (copy ? COPY_BATCH : CSV_BATCH);
   async function* body(): AsyncGenerator<Buffer> {
     if (lines && isWholeTable(p)) {
-      // Whole blocks per batch: at least one, else about batchRows lines.
-      const blocks = Math.max(1, Math.round(batchRows / LINES_PER_BLOCK));
+      // Whole blocks per batch: at least one, else about that many lines.
+      const blocks = Math.max(1, Math.round((options.batchRows ?? (postgres ? BLOCK_BATCH : CSV_BATCH)) / LINES_PER_BLOCK));
       yield* postgres ? copyBlocks(db, p, blocks, lines.blocks) : selectBlocks(db, p, blocks, lines.blocks);
     } else if (copy) yield* copyBatches(db, p, batchRows, lines?.table);
     else yield* lineBatches(db, p, batchRows, lines?.table);

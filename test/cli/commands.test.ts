@@ -5,8 +5,8 @@
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { engines } from '../helpers/engines.js';
@@ -24,6 +24,17 @@ after(() => temp.forEach((d) => rmSync(d, { recursive: true, force: true })));
 function cli(env: NodeJS.ProcessEnv, ...args: string[]) {
   return spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', ...args], { cwd: root, encoding: 'utf8', timeout: 120_000, env: { ...process.env, LOG_LEVEL: 'warn', ...env } });
 }
+
+test('the executable starts node with a 4 MB young generation, and runs', () => {
+  const bin = join(root, 'bin', 'partner-reports.js');
+  // The first line is what `partner-reports`, `npx partner-reports` and `npm start` run.
+  assert.equal(readFileSync(bin, 'utf8').split('\n')[0], '#!/usr/bin/env -S node --max-semi-space-size=4');
+  const help = spawnSync(bin, ['--help'], { cwd: root, encoding: 'utf8', timeout: 120_000 });
+  assert.equal(help.status, 0, help.stderr);
+  assert.match(help.stdout, /Usage: partner-reports/);
+  // The flag exists in this V8 (node refuses an unknown one; this says which it is).
+  assert.match(execFileSync(process.execPath, ['--v8-options'], { encoding: 'utf8' }), /--max-semi-space-size \(/);
+});
 
 test('--help lists every subcommand and each subcommand describes its options', () => {
   const help = cli({}, '--help');
