@@ -1,14 +1,16 @@
-#!/usr/bin/env -S node --max-semi-space-size=4
+#!/usr/bin/env -S node --max-semi-space-size=8
 // Entry point of the `partner-reports` command. It runs the compiled CLI, building it
 // first when the build is missing (for example after `npm ci --ignore-scripts`) or older
 // than a source file, so `npm start` and `npx partner-reports` always run current code.
 //
-// --max-semi-space-size=4: V8's young generation stops growing at 2 x 4 MB instead of
+// --max-semi-space-size=8: V8's young generation stops growing at 2 x 8 MB instead of
 // 2 x 16. Short-lived objects and the Buffers they hold (a download moves 1.4 GB through
-// it at scale 1000) are then collected sooner: the server's peak RSS during a full
-// download was 201-222 MiB against 246-260 with V8's default, with no measurable change in
-// request latency (docs/benchmarks.md, twelfth session). V8 reads it only at start-up, so
-// it is on the command line; `node bin/partner-reports.js` runs without it.
+// them at scale 1000) are then collected sooner: the server's peak RSS during a full
+// download was 230-237 MiB against 246-260 with V8's default, at the same CPU a request.
+// 4 MB saved about 10 MiB more but cost 8% more CPU a first-seen request (objects of
+// requests in flight promoted), 1 MB cost 60% (docs/benchmarks.md, twelfth session). V8
+// reads it only at start-up, so it is on the command line; `node bin/partner-reports.js`
+// runs without it.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';

@@ -25,10 +25,10 @@ function cli(env: NodeJS.ProcessEnv, ...args: string[]) {
   return spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', ...args], { cwd: root, encoding: 'utf8', timeout: 120_000, env: { ...process.env, LOG_LEVEL: 'warn', ...env } });
 }
 
-test('the executable starts node with a 4 MB young generation, and runs', () => {
+test('the executable starts node with a young generation of 2 x 8 MB, and runs', () => {
   const bin = join(root, 'bin', 'partner-reports.js');
   // The first line is what `partner-reports`, `npx partner-reports` and `npm start` run.
-  assert.equal(readFileSync(bin, 'utf8').split('\n')[0], '#!/usr/bin/env -S node --max-semi-space-size=4');
+  assert.equal(readFileSync(bin, 'utf8').split('\n')[0], '#!/usr/bin/env -S node --max-semi-space-size=8');
   const help = spawnSync(bin, ['--help'], { cwd: root, encoding: 'utf8', timeout: 120_000 });
   assert.equal(help.status, 0, help.stderr);
   assert.match(help.stdout, /Usage: partner-reports/);
