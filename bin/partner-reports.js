@@ -8,7 +8,7 @@
 // them at scale 1000) are then collected sooner: the server's peak RSS during a full
 // download was 230-237 MiB against 246-260 with V8's default, at the same CPU a request.
 // 4 MB saved about 10 MiB more but cost 8% more CPU a first-seen request (objects of
-// requests in flight promoted), 1 MB cost 60% (docs/benchmarks.md, twelfth session). V8
+// requests in flight promoted), 1 MB made them 60% slower (docs/benchmarks.md, twelfth session). V8
 // reads it only at start-up, so it is on the command line; `node bin/partner-reports.js`
 // runs without it.
 import { existsSync, readdirSync, statSync } from 'node:fs';
