@@ -41,7 +41,7 @@ import { singleFlight } from './cache.js';
 import { storedDashboardQuery } from './precomputed.js';
 import { loadTextRuns, textBits, textBytes, textRows, type TextRuns } from './column-text.js';
 import { popcount } from './bitset.js';
-import { intBits, intColumn, intColumnBytes } from './int-range.js';
+import { intBits, intColumn } from './int-range.js';
 
 /** The report table whose copy the store reads, and that copy. */
 const SOURCE = 'rpt_global_accounts';
@@ -68,7 +68,9 @@ type Kind = Held['kind'] | 'runs';
 /** How a filter column is held: the kinds a test can read. */
 type TestKind = 'codes' | 'numbers' | 'text';
 const heldRows = (h: Held): number => (h.kind === 'text' ? textRows(h) : h.data.length);
-const heldBytes = (h: Held): number => (h.kind === 'text' ? textBytes(h) : h.data instanceof Int32Array ? intColumnBytes(h.data) : h.data.byteLength);
+// Every held array owns its buffer (the sinks below allocate one each), so the buffer's
+// size is what it costs: for a SIMD column (int-range.ts) its memory, scratch words included.
+const heldBytes = (h: Held): number => (h.kind === 'text' ? textBytes(h) : h.data.buffer.byteLength);
 
 /** One organization's dictionaries: values by position (index 0 unused: NULL). */
 interface Dictionaries {

@@ -53,11 +53,12 @@ export function downloadStream(database: Pick<Database, 'db' | 'engine'>, p: Que
   const { lines } = options;
   const postgres = database.engine === 'postgres';
   const copy = postgres && copySupported(p);
-  const batchRows = options.batchRows ?? (copy ? COPY_BATCH : CSV_BATCH);
+  const fromBlocks = lines !== undefined && isWholeTable(p);
+  const batchRows = options.batchRows ?? (fromBlocks && postgres ? BLOCK_BATCH : copy ? COPY_BATCH : CSV_BATCH);
   async function* body(): AsyncGenerator<Buffer> {
-    if (lines && isWholeTable(p)) {
-      // Whole blocks per batch: at least one, else about that many lines.
-      const blocks = Math.max(1, Math.round((options.batchRows ?? (postgres ? BLOCK_BATCH : CSV_BATCH)) / LINES_PER_BLOCK));
+    if (lines && fromBlocks) {
+      // Whole blocks per batch: at least one, else about batchRows lines.
+      const blocks = Math.max(1, Math.round(batchRows / LINES_PER_BLOCK));
       yield* postgres ? copyBlocks(db, p, blocks, lines.blocks) : selectBlocks(db, p, blocks, lines.blocks);
     } else if (copy) yield* copyBatches(db, p, batchRows, lines?.table);
     else yield* lineBatches(db, p, batchRows, lines?.table);
