@@ -19,11 +19,12 @@ import type { Database } from '../db/database.js';
 import { ENTITIES, type EntitySpec } from './bundle-spec.js';
 import { checkDuplicates, checkParentCycles, checkReferences, type LineProblem } from './check-references.js';
 import { loadEntity, withoutForeignKeyTriggers, type EntityCount } from './load.js';
-import { ANALYZED_IN_IMPORT, materialize, REPORT_TABLES } from './materialize.js';
+import { ANALYZED_IN_IMPORT, materialize, REPORT_TABLES, setImportMemory } from './materialize.js';
 import { copyInto, type CopyWriter } from './copy-into.js';
 import { stagingColumns } from './copy-format.js';
 import { parseBundle } from './parse-bundle.js';
 import { releaseWal } from './release-wal.js';
+import { preferLz4Compression } from './toast-compression.js';
 import { analyzeStagingTable, createStagingTable, dropStagingTables, stagingTable } from './stage.js';
 import type { CustomType } from './validate-record.js';
 
@@ -130,6 +131,10 @@ export async function importBundle(database: Database, dir: string, options: Imp
       // The service's statement timeout guards API queries; one statement of a large
       // import (an upsert of millions of rows, a report-table rebuild) may rightly take longer.
       await sql`set local statement_timeout = 0`.execute(trx);
+      await preferLz4Compression(trx);
+      // PostgreSQL only: PGlite's heap never shrinks, and its staging and checks were
+      // measured (peak RSS) at the default; its materialize sets the memory itself.
+      if (database.engine === 'postgres') await setImportMemory(trx, database.engine);
       const customTypes = await existingCustomTypes(trx);
       for (const spec of ENTITIES) await createStagingTable(trx, spec);
 

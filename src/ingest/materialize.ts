@@ -357,10 +357,21 @@ const MEMORY: Record<Engine, { work: string; maintenance: string }> = {
   pglite: { work: '32MB', maintenance: '64MB' },
 };
 
-export async function materialize(db: Kysely<any>, engine: Engine): Promise<void> {
-  // `set local` ends with the import transaction.
+/**
+ * The import's sort and hash memory (`set local`: it ends with the import transaction).
+ * On PostgreSQL it is set when the transaction starts, so the checks and upserts get it
+ * too: their hash aggregates and anti-joins over a staged file of millions of keys
+ * spilled to disk in batches at the default 4 MB (the duplicate check took 0.92-0.97 s
+ * instead of 1.22-1.42 s at scale 100 with it; docs/benchmarks.md, thirteenth session).
+ */
+export async function setImportMemory(db: Kysely<any>, engine: Engine): Promise<void> {
   await sql.raw(`set local work_mem = '${MEMORY[engine].work}'`).execute(db);
   await sql.raw(`set local maintenance_work_mem = '${MEMORY[engine].maintenance}'`).execute(db);
+}
+
+export async function materialize(db: Kysely<any>, engine: Engine): Promise<void> {
+  // Already set by the import; again here for a rebuild on its own (bench/materialize-timing.ts).
+  await setImportMemory(db, engine);
   // accounts too: the planner needs its statistics for the builds below.
   await sql.raw(`analyze accounts, ${ANALYZED_BASE_TABLES.join(', ')}`).execute(db);
   for (const t of TEMPORARY_TABLES) await sql.raw(`drop table if exists ${t}`).execute(db);
