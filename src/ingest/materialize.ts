@@ -225,6 +225,65 @@ async function insert(db: Kysely<any>, keys: JsonKeys, table: string, pairs: Pai
   await sql.raw(`insert into ${table}${NEXT} (${columns})\n  select ${expressions}\n  ${from}`).execute(db);
 }
 
+/** Report tables built by createAs rather than created empty and filled by insert. */
+const CREATED_AS: ReadonlySet<string> = new Set(['rpt_attribution_links']);
+
+interface ColumnDefinition {
+  name: string;
+  type: string;
+  notNull: boolean;
+  collation: string | null;
+  defaultExpression: string | null;
+  compression: string;
+}
+
+/** The live table's columns in order, as the migrations declared them. */
+async function columnsOf(db: Kysely<any>, table: string): Promise<ColumnDefinition[]> {
+  const rows = await sql<ColumnDefinition>`
+    select a.attname as name, format_type(a.atttypid, a.atttypmod) as type, a.attnotnull as "notNull",
+      case when a.attcollation <> t.typcollation then quote_ident(c.collname) end as collation,
+      pg_get_expr(d.adbin, d.adrelid) as "defaultExpression", a.attcompression::text as compression
+    from pg_attribute a
+    join pg_type t on t.oid = a.atttypid
+    left join pg_collation c on c.oid = a.attcollation
+    left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum
+    where a.attrelid = ${table}::regclass and a.attnum > 0 and not a.attisdropped
+    order by a.attnum`.execute(db);
+  return rows.rows;
+}
+
+/**
+ * The rebuilt table as `create table ... as select`, the same rows as insert() would
+ * write. PostgreSQL 15 runs no part of an `insert ... select` in parallel workers, but
+ * does run the query of a `create table as`: the joins and the per-row expressions (the
+ * search text, the merged custom objects, 80-odd columns) run in two workers and the
+ * leader only writes the rows. The links report, the widest and largest, took 9.1-9.6 s
+ * this way against 13.2 s by insert at scale 100 (docs/benchmarks.md, thirteenth
+ * session). Its rows must already be numbered (tmp_links): a window function runs in the
+ * leader, and the expressions above it with it.
+ *
+ * The table is made to match the live one column for column: each expression is cast to
+ * the declared type (and collation), columns the report does not fill are NULL, and the
+ * NOT NULL constraints and defaults are added after (one scan of the new rows). A column
+ * with its own compression method is refused: `create table as` cannot set it before
+ * the rows are written (insert() keeps it, through `like ... including compression`).
+ */
+async function createAs(db: Kysely<any>, keys: JsonKeys, table: string, pairs: Pairs, from: string): Promise<void> {
+  const source = new Map<string, string>([...pairs, ['search_text', searchText(table, pairs, keys)]]);
+  const columns = await columnsOf(db, table);
+  const unknown = [...source.keys()].filter((c) => !columns.some((d) => d.name === c));
+  if (unknown.length) throw new Error(`${table} has no column ${unknown.join(', ')}`);
+  const compressed = columns.filter((c) => c.compression !== '');
+  if (compressed.length) throw new Error(`${table}: createAs cannot keep the compression of ${compressed.map((c) => c.name).join(', ')}`);
+  const expressions = columns.map((c) => `(${source.get(c.name) ?? 'null'})::${c.type}${c.collation ? ` collate ${c.collation}` : ''}`);
+  await sql.raw(`create table ${table}${NEXT} (${columns.map((c) => c.name).join(', ')}) as\n  select ${expressions.join(',\n    ')}\n  ${from}`).execute(db);
+  const constraints = [
+    ...columns.filter((c) => c.notNull).map((c) => `alter column ${c.name} set not null`),
+    ...columns.filter((c) => c.defaultExpression !== null).map((c) => `alter column ${c.name} set default ${c.defaultExpression}`),
+  ];
+  if (constraints.length) await sql.raw(`alter table ${table}${NEXT} ${constraints.join(', ')}`).execute(db);
+}
+
 // ---- column groups (API name <- expression) -------------------------------------------
 
 const accountGlobal = (a: string): Pairs => [
@@ -380,6 +439,7 @@ export async function materialize(db: Kysely<any>, engine: Engine): Promise<void
   const keys = await jsonKeys(db);
   for (const table of REPORT_TABLES) {
     await sql.raw(`drop table if exists ${table}${NEXT}`).execute(db);
+    if (CREATED_AS.has(table)) continue;
     // `including compression`: the line blocks are compressed with lz4 where the server has it (migration 0012).
     await sql.raw(`create table ${table}${NEXT} (like ${table} including defaults including compression)`).execute(db);
   }
@@ -429,7 +489,7 @@ async function computeTopParents(db: Kysely<any>): Promise<void> {
   await sql`create temp table tmp_children as
     select org_id, crm_account_id, parent_crm_account_id from accounts where parent_crm_account_id is not null`.execute(db);
   await sql`analyze tmp_children`.execute(db);
-  await sql`create temp table tmp_top_parents as
+  await sql`create unlogged table tmp_top_parents as
     with recursive tp as (
       select org_id, crm_account_id, crm_account_id as top_id, name as top_name from accounts where parent_crm_account_id is null
       union all
@@ -440,6 +500,13 @@ async function computeTopParents(db: Kysely<any>): Promise<void> {
   await sql`analyze tmp_top_parents`.execute(db);
 }
 
+/**
+ * The build's scratch tables, dropped before the commit. Most are temporary tables; the
+ * three the links report reads (tmp_top_parents, tmp_subtypes, tmp_links) are unlogged
+ * tables instead, because PostgreSQL runs no part of a plan that reads a temporary table
+ * in a parallel worker (see createAs). Created and dropped inside the import transaction,
+ * they are never seen by another session, and a rollback removes them like the rest.
+ */
 const TEMPORARY_TABLES = ['tmp_children', 'tmp_top_parents', 'tmp_shares', 'tmp_matches', 'tmp_partner_counts', 'tmp_subtypes', 'tmp_links'] as const;
 
 async function buildTemporaryTables(db: Kysely<any>): Promise<void> {
@@ -477,7 +544,7 @@ async function buildTemporaryTables(db: Kysely<any>): Promise<void> {
   // cost) would not change a plan's shape here.
   await sql`analyze tmp_matches (org_id, crm_account_id)`.execute(db);
   await sql`analyze tmp_partner_counts`.execute(db);
-  await sql`create temp table tmp_subtypes as
+  await sql`create unlogged table tmp_subtypes as
     select et.code, s->>'code' as subcode, s->>'displayName' as display_name
     from event_types et cross join lateral jsonb_array_elements(et.subtypes) as s`.execute(db);
 }
@@ -575,7 +642,7 @@ async function buildPipelineAttribution(db: Kysely<any>, keys: JsonKeys): Promis
   // The links are numbered here, on their keys and sort columns only: numbering them in
   // the report insert sorted the joined wide rows (about 70 columns and three custom
   // objects each), which at scale 1000 spilled tens of gigabytes of temporary files.
-  await sql`create temp table tmp_links as
+  await sql`create unlogged table tmp_links as
     select org_id, event_id, crm_opportunity_id,
       row_number() over (partition by org_id order by created_date desc, crm_opportunity_id collate "C", event_date desc, event_id collate "C") as rid
     from (
@@ -609,7 +676,7 @@ async function buildPipelineAttribution(db: Kysely<any>, keys: JsonKeys): Promis
 
   // For the join below only (the whole table is analyzed after the commit).
   await sql.raw(`analyze rpt_new_opportunities${NEXT} (org_id, opp_crm_opportunity_id)`).execute(db);
-  await insert(
+  await createAs(
     db,
     keys,
     'rpt_attribution_links',
