@@ -218,15 +218,15 @@ const PRIMARY_KEYS: Record<string, string> = { rpt_account_line_blocks: 'org_id,
 /** The tables every import rebuilds and swaps in (vacuumed after it commits, import-bundle.ts). */
 export const REPORT_TABLES = ['rpt_global_accounts', 'rpt_account_facts', 'rpt_account_lines', 'rpt_account_line_blocks', 'rpt_global_opportunities', 'rpt_attribution_events', 'rpt_event_facts', 'rpt_new_opportunities', 'rpt_attribution_links', 'rpt_attribution_facts', 'rpt_connected_partners', 'rpt_matched_accounts'] as const;
 
+/** The report's columns and its search text: what insert() and createAs() write. */
+const withSearchText = (table: string, pairs: Pairs, keys: JsonKeys): Pairs => [...pairs, ['search_text', searchText(table, pairs, keys)]];
+
 async function insert(db: Kysely<any>, keys: JsonKeys, table: string, pairs: Pairs, from: string): Promise<void> {
-  const all: Pairs = [...pairs, ['search_text', searchText(table, pairs, keys)]];
+  const all = withSearchText(table, pairs, keys);
   const columns = all.map(([c]) => c).join(', ');
   const expressions = all.map(([, e]) => e).join(',\n    ');
   await sql.raw(`insert into ${table}${NEXT} (${columns})\n  select ${expressions}\n  ${from}`).execute(db);
 }
-
-/** Report tables built by createAs rather than created empty and filled by insert. */
-const CREATED_AS: ReadonlySet<string> = new Set(['rpt_attribution_links']);
 
 interface ColumnDefinition {
   name: string;
@@ -267,15 +267,17 @@ async function columnsOf(db: Kysely<any>, table: string): Promise<ColumnDefiniti
  * NOT NULL constraints and defaults are added after (one scan of the new rows). A column
  * with its own compression method is refused: `create table as` cannot set it before
  * the rows are written (insert() keeps it, through `like ... including compression`).
+ * The empty `__next` table materialize made for every report is replaced.
  */
 async function createAs(db: Kysely<any>, keys: JsonKeys, table: string, pairs: Pairs, from: string): Promise<void> {
-  const source = new Map<string, string>([...pairs, ['search_text', searchText(table, pairs, keys)]]);
+  const source = new Map(withSearchText(table, pairs, keys));
   const columns = await columnsOf(db, table);
   const unknown = [...source.keys()].filter((c) => !columns.some((d) => d.name === c));
   if (unknown.length) throw new Error(`${table} has no column ${unknown.join(', ')}`);
   const compressed = columns.filter((c) => c.compression !== '');
   if (compressed.length) throw new Error(`${table}: createAs cannot keep the compression of ${compressed.map((c) => c.name).join(', ')}`);
   const expressions = columns.map((c) => `(${source.get(c.name) ?? 'null'})::${c.type}${c.collation ? ` collate ${c.collation}` : ''}`);
+  await sql.raw(`drop table ${table}${NEXT}`).execute(db);
   await sql.raw(`create table ${table}${NEXT} (${columns.map((c) => c.name).join(', ')}) as\n  select ${expressions.join(',\n    ')}\n  ${from}`).execute(db);
   const constraints = [
     ...columns.filter((c) => c.notNull).map((c) => `alter column ${c.name} set not null`),
@@ -439,7 +441,6 @@ export async function materialize(db: Kysely<any>, engine: Engine): Promise<void
   const keys = await jsonKeys(db);
   for (const table of REPORT_TABLES) {
     await sql.raw(`drop table if exists ${table}${NEXT}`).execute(db);
-    if (CREATED_AS.has(table)) continue;
     // `including compression`: the line blocks are compressed with lz4 where the server has it (migration 0012).
     await sql.raw(`create table ${table}${NEXT} (like ${table} including defaults including compression)`).execute(db);
   }
