@@ -42,6 +42,7 @@ import { loadOrgMetadata } from '../src/reports/metadata.js';
 import { buildPlan } from '../src/reports/plan.js';
 import { accelerate, countStatement, pageStatement } from '../src/reports/direct-sql.js';
 import { resolveDictionaryFilters, type RunQuery } from '../src/reports/dictionary-filters.js';
+import { resolveSearchValues } from '../src/reports/search-values.js';
 import { loadPrecomputed, type Precomputed } from '../src/reports/precomputed.js';
 import { parsePaging, parseReportBody } from '../src/reports/request.js';
 
@@ -255,7 +256,7 @@ async function floor(s: Scenario, pool: pg.Pool, meta: Awaited<ReturnType<typeof
   const statements = async (body: Record<string, unknown>) => {
     const built = accelerate(buildPlan({ report: reportById(s.floor!.report as never), meta, body: parseReportBody(body), paging, nowSeconds: Math.floor(Date.now() / 1000) }), pre);
     const t = performance.now();
-    const plan = await resolveDictionaryFilters(built, run);
+    const plan = await resolveSearchValues(await resolveDictionaryFilters(built, run), run);
     const resolving = performance.now() - t;
     const count = countStatement(plan, pre);
     return { resolving, list: [pageStatement(plan, 10_000).compile(compiler), ...(typeof count === 'number' ? [] : [count.compile(compiler)])] };

@@ -18,6 +18,7 @@ import * as accountFactsName from './migrations/0011-account-facts-name.js';
 import * as csvLineBlocks from './migrations/0012-csv-line-blocks.js';
 import * as attributionFactsCreated from './migrations/0013-attribution-facts-created.js';
 import * as accountNameTrigrams from './migrations/0014-account-name-trigrams.js';
+import * as searchValues from './migrations/0015-search-values.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-domain': domain,
@@ -34,6 +35,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0012-csv-line-blocks': csvLineBlocks,
   '0013-attribution-facts-created': attributionFactsCreated,
   '0014-account-name-trigrams': accountNameTrigrams,
+  '0015-search-values': searchValues,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -13,7 +13,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { Engine } from '../db/database.js';
 import { ACCOUNT_FIELDS, type AccountField } from '../reports/catalog/account-fields.js';
-import { ANALYTICS_REPORTS, CHANNEL_REPORTS, isTextual, type ReportDefinition } from '../reports/catalog/index.js';
+import { ANALYTICS_REPORTS, CHANNEL_REPORTS, isTextual, reportById, type ReportDefinition } from '../reports/catalog/index.js';
+import { byValueNames } from '../reports/search-values.js';
 import { ANALYZED_REPORT_TABLES, buildPrecomputed } from '../reports/precomputed.js';
 import { ACCOUNT_FACT_COLUMNS, trigramIndexes } from '../reports/narrow-copies.js';
 import { defaultLinePlan, insertLineBlocks, insertLines, LINE_COPIES, lineFingerprint } from '../reports/csv-lines.js';
@@ -180,17 +181,21 @@ async function jsonKeys(db: Kysely<any>): Promise<JsonKeys> {
 }
 
 /**
- * The row's searchable text: every textual column of the report's catalog and the string
- * values of its custom (and shared partner) fields, joined by U+001F so that no search
- * term (they never contain it) can match across two values.
+ * The row's searchable text: every textual column of the report's catalog but its
+ * by-value ones (search-values.ts) and the string values of its custom (and shared
+ * partner) fields, joined by U+001F so that no search term (query.ts tests a term that
+ * contains it column by column) can match across two values.
  */
 function searchText(table: string, pairs: Pairs, keys?: JsonKeys): string {
   const report = REPORT_OF_TABLE[table];
   const source = new Map(pairs);
   const parts: string[] = [];
+  // By-value columns are searched through their distinct values instead (search-values.ts).
+  const byValue = report ? byValueNames(report) : new Set<string>();
   for (const c of report?.columns ?? []) {
-    if (!isTextual(c.type)) continue;
-    const expr = source.get(c.sql.replace(/^r\./, ''));
+    const name = c.sql.replace(/^r\./, '');
+    if (!isTextual(c.type) || byValue.has(name)) continue;
+    const expr = source.get(name);
     if (expr) parts.push(`coalesce((${expr})::text, '')`);
   }
   const custom = source.get('custom');
@@ -390,16 +395,27 @@ const REPORT_INDEXES: ReadonlyArray<readonly [name: string, definition: string]>
   ['rpt_global_accounts_match_date', 'rpt_global_accounts (org_id, partner_first_match_date)'],
   // "contains" on the account's name, from trigram matches (narrow-copies.ts, migration 0014).
   ...trigramIndexes(),
-  // Free-text search of the accounts report (query.ts searchCondition: a LIKE on the
-  // row's lower-cased search_text). Without it a term is a scan of every row's ~600 bytes
-  // of text: 3-4 s at 2,000,000 rows, and minutes at ten clients; with it a term's rows
-  // come from the index's matches. Its cost is the import's: about 0.2 ms a row (each row
-  // holds hundreds of distinct trigrams; a larger maintenance_work_mem did not change it),
-  // 410 s at 2,100,000 rows (docs/benchmarks.md, eleventh session). Only this report:
-  // it is the one that reaches millions of rows a tenant and is searched interactively;
-  // the others' searches stay scans, kept as bitsets once seen (column-store.ts probes).
-  ['rpt_global_accounts_search', 'rpt_global_accounts using gin (org_id, search_text gin_trgm_ops)'],
+  // Free-text search of the accounts report (query.ts searchCondition): a LIKE on the
+  // row's lower-cased search_text, or one of the by-value columns equal to a value that
+  // contains the term (search-values.ts). Without it a term is a scan of every row's text:
+  // 3-4 s at 2,000,000 rows, and minutes at ten clients; with it a term's rows come from
+  // the index's matches. Its cost is the import's, and follows the distinct trigrams per
+  // row (a larger maintenance_work_mem did not change it): 410 s at 2,100,000 rows with
+  // every textual column's trigrams (docs/benchmarks.md, eleventh session), about half
+  // that with the by-value columns held as whole values (fourteenth session). Only this
+  // report: it is the one that reaches millions of rows a tenant and is searched
+  // interactively; the others' searches stay scans, kept as bitsets once seen
+  // (column-store.ts probes).
+  searchIndex(),
 ];
+
+/** The accounts report's search index: tenant first, the search text's trigrams, then one entry per by-value column. */
+function searchIndex(): readonly [string, string] {
+  const names = [...byValueNames(reportById('GLOBAL_VERTICAL_ACCOUNTS'))];
+  // A GIN index takes at most 32 columns.
+  if (names.length > 30) throw new Error(`GLOBAL_VERTICAL_ACCOUNTS lists ${names.length} searchByValue columns; the search index holds at most 30`);
+  return ['rpt_global_accounts_search', `rpt_global_accounts using gin (org_id, search_text gin_trgm_ops${names.map((n) => `, ${n}`).join('')})`];
+}
 
 /** Tables with fresh statistics when materialize returns: analyzed after their last write, inside the transaction. */
 const ANALYZED_BASE_TABLES = ['orgs', 'partnerships', 'opportunities', 'account_matches', 'events', 'event_types', 'custom_fields'] as const;

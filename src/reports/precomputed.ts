@@ -5,6 +5,7 @@
  * - row count per (report table, organization), min/max per number and date column;
  * - value dictionaries of low-cardinality text and boolean columns (every distinct
  *   non-null value with its row count, numbered in the contract's text order);
+ * - every distinct value of the by-value search columns (search-values.ts);
  * - the unfiltered dashboards of the reports without a context.
  *
  * Which columns get a dictionary is decided from the planner's statistics (an estimate
@@ -16,6 +17,7 @@ import type { Column } from './catalog/types.js';
 import { storedName } from './catalog/column.js';
 import { loadOrgMetadata } from './metadata.js';
 import { buildPlan } from './plan.js';
+import { byValueNames } from './search-values.js';
 import { dashboardQueries, runDashboard } from './query-dashboard.js';
 
 type Sql = RawBuilder<unknown>;
@@ -40,7 +42,7 @@ const STORED_DASHBOARDS: readonly ReportId[] = ['GLOBAL_VERTICAL_ACCOUNTS'];
 
 /** Rebuilds every precomputed figure from the report tables (inside the import transaction). */
 export async function buildPrecomputed(db: Kysely<any>): Promise<void> {
-  for (const t of ['rpt_summaries', 'rpt_value_counts', 'rpt_dashboards']) await sql.raw(`delete from ${t}`).execute(db);
+  for (const t of ['rpt_summaries', 'rpt_value_counts', 'rpt_search_values', 'rpt_dashboards']) await sql.raw(`delete from ${t}`).execute(db);
   const seen = new Set<string>();
   for (const report of [...ANALYTICS_REPORTS, ...CHANNEL_REPORTS]) {
     // Summary reports aggregate per request: only plain report tables are summarized.
@@ -80,19 +82,28 @@ async function summarizeTable(db: Kysely<any>, report: ReportDefinition): Promis
       .map(([n, c]) => ({ name: n, expr: c.type === 'boolean' ? `(${n})::text` : n }));
   }
 
-  if (dictionary.length) {
-    const list = dictionary.map((d) => d.expr);
+  // Every distinct value of the dictionary columns and of the by-value search columns
+  // (search-values.ts; complete whatever their number), from one grouping-sets pass.
+  const searched = [...byValueNames(report)].filter((n) => columns.has(n));
+  const grouped = [...dictionary, ...searched.filter((n) => !dictionary.some((d) => d.name === n)).map((n) => ({ name: n, expr: n }))];
+  if (grouped.length) {
+    const list = grouped.map((d) => d.expr);
     const which = (pick: (d: { name: string; expr: string }) => string) =>
-      `case ${dictionary.map((d) => `when grouping(${d.expr}) = 0 then ${pick(d)}`).join(' ')} end`;
+      `case ${grouped.map((d) => `when grouping(${d.expr}) = 0 then ${pick(d)}`).join(' ')} end`;
     await sql
       .raw(
-        `insert into rpt_value_counts (tbl, org_id, col, pos, value, n)
-  select '${table}', g.org_id, g.col, row_number() over (partition by g.org_id, g.col order by lower(g.value) collate "C", g.value collate "C")::int, g.value, g.n
+        `create temp table tmp_value_counts as
+  select g.org_id, g.col, g.value, g.n
   from (select org_id, ${which((d) => `'${d.name}'`)} as col, ${which((d) => `${d.expr}::text`)} as value, count(*) as n
         from ${table} group by grouping sets (${list.map((e) => `(org_id, ${e})`).join(', ')})) g
   where g.value is not null`,
       )
       .execute(db);
+    await sql`insert into rpt_value_counts (tbl, org_id, col, pos, value, n)
+  select ${table}, org_id, col, row_number() over (partition by org_id, col order by lower(value) collate "C", value collate "C")::int, value, n
+  from tmp_value_counts where col = any(${dictionary.map((d) => d.name)}::text[])`.execute(db);
+    await sql`insert into rpt_search_values (tbl, org_id, col, value) select ${table}, org_id, col, value from tmp_value_counts where col = any(${searched}::text[])`.execute(db);
+    await sql`drop table tmp_value_counts`.execute(db);
   }
   const dictNames = new Set(dictionary.map((d) => d.name));
   const counts = dictionary.length

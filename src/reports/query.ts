@@ -13,6 +13,7 @@ import { likeContains } from './filter-language.js';
 import { narrowCopyFor } from './narrow-copies.js';
 import { storedName } from './catalog/column.js';
 import { sqlTypeOf, type FilterPlan, type Plan, type Scope } from './plan.js';
+import { byValueNames, SEARCH_SEPARATOR, type SearchResolved } from './search-values.js';
 
 type Sql = RawBuilder<unknown>;
 
@@ -27,7 +28,7 @@ export interface Accel {
 }
 
 /** A plan with the accelerations the service found for its organization. */
-export type QueryPlan = Plan & { accel?: Accel };
+export type QueryPlan = Plan & SearchResolved & { accel?: Accel };
 
 const accelOf = (plan: Pick<Plan, 'report'>): Accel | undefined => (plan as QueryPlan).accel;
 
@@ -166,21 +167,31 @@ export function filterCondition(f: FilterPlan, plan?: Pick<Plan, 'report' | 'org
   }
 }
 
-/** The separator of `search_text` (materialize.ts); a term containing it cannot use that column. */
-const SEARCH_SEPARATOR = '\u001f';
-
 /**
  * Each term must occur in at least one textual column (terms ANDed, columns ORed). The
  * report tables keep those columns joined and lower-cased in `search_text`, so a term is
  * one LIKE of the lower-cased pattern on it: the same test as ORing ILIKE over the
  * columns (PostgreSQL's ILIKE on UTF-8 text is LIKE on lower() of both sides, so this
- * only skips lowering every row's text per request).
+ * only skips lowering every row's text per request). The report's by-value columns are
+ * not in `search_text` (search-values.ts): a term resolved to their values tests the row's
+ * value against that list (the accounts report's search index holds those columns too,
+ * so each test is an index lookup), and an unresolved term tests them with ILIKE. A term
+ * containing the separator tests every column with ILIKE.
  */
-export function searchCondition(terms: readonly string[], columns: readonly Column[]): Sql {
-  return and(terms.map((t) => {
+export function searchCondition(plan: Pick<Plan, 'report' | 'search' | 'searchColumns'> & SearchResolved): Sql {
+  const byValue = byValueNames(plan.report);
+  return and(plan.search.map((t, i) => {
     const pattern = likeContains(t);
-    if (!t.includes(SEARCH_SEPARATOR)) return sql`r.search_text like lower(${pattern})`;
-    return or(columns.map((c) => sql`${columnExpr(c)} ilike ${pattern}`));
+    if (t.includes(SEARCH_SEPARATOR)) return or(plan.searchColumns.map((c) => sql`${columnExpr(c)} ilike ${pattern}`));
+    const resolved = plan.searchValues?.[i];
+    const arms = [sql`r.search_text like lower(${pattern})`];
+    for (const c of plan.searchColumns) {
+      const name = storedName(c);
+      if (name === null || !byValue.has(name)) continue;
+      if (!resolved) arms.push(sql`${columnExpr(c)} ilike ${pattern}`);
+      else if (resolved.get(name)?.length) arms.push(sql`${columnExpr(c)} = any(${resolved.get(name)}::text[])`);
+    }
+    return or(arms);
   }));
 }
 
@@ -188,7 +199,7 @@ export function whereClause(plan: Plan, extra: Sql[] = []): Sql {
   const { where } = relation(plan);
   const probe = narrowProbe(plan);
   const parts = [...where, ...(probe ? [probe] : plan.filters.map((f) => filterCondition(f, plan)))];
-  if (plan.search.length) parts.push(searchCondition(plan.search, plan.searchColumns));
+  if (plan.search.length) parts.push(searchCondition(plan));
   return and([...parts, ...extra]);
 }
 

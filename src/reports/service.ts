@@ -16,6 +16,7 @@ import { buildPlan, customColumns, type ChannelOptions, type Plan } from './plan
 import { batchQuery, boundariesQuery, dictionaryValuesQuery, distinctValuesQuery, isAllRows, isWholeTable, matchesNothing, rangeQuery, ridsQuery, sortKeys, type QueryPlan } from './query.js';
 import { accelerate, countStatement, isDictionaryCount, pageStatement } from './direct-sql.js';
 import { resolveDictionaryFilters } from './dictionary-filters.js';
+import { resolveSearchValues } from './search-values.js';
 import { columnStore, type ColumnStoreOptions } from './column-store.js';
 import { loadPrecomputed, NOTHING_PRECOMPUTED, storedDashboardQuery, type Precomputed } from './precomputed.js';
 import { storedName } from './catalog/column.js';
@@ -181,6 +182,8 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
 
   // Dictionary filters resolved to value lists, per organization, data version and filter.
   const resolved = new LRUCache<string, readonly string[]>({ max: 5000 });
+  // Search terms resolved to the by-value columns' values, the same way (search-values.ts).
+  const searched = new LRUCache<string, ReadonlyMap<string, readonly string[]>>({ max: 5000 });
 
   const run = async <T>(query: RawBuilder<unknown>): Promise<T[]> => (await query.execute(db)).rows as T[];
 
@@ -202,7 +205,12 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
     const { plan: built, validity } = await pinWindows(buildPlan({ ...input, ...(call.channel ? { channel: call.channel } : {}), ...(excludeFilterOn ? { excludeFilterOn } : {}) }), version, nowSeconds);
     call.windowsInEffect?.(validity);
     const accelerated = accelerate(Object.assign(built, { version, pre, requested: built.filters }), pre);
-    return resolveDictionaryFilters(accelerated, run, { memo: resolved, key: `${call.caller.orgId}:${version}` });
+    const key = `${call.caller.orgId}:${version}`;
+    const [filtered, searchValues] = await Promise.all([
+      resolveDictionaryFilters(accelerated, run, { memo: resolved, key }),
+      resolveSearchValues(accelerated, run, { memo: searched, key }).then((p) => p.searchValues),
+    ]);
+    return searchValues ? { ...filtered, searchValues } : filtered;
   }
 
   const store = deps.columnStore === false ? undefined : columnStore({ db, ...deps.columnStore });

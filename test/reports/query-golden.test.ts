@@ -42,7 +42,7 @@ test('records: every filter operation, search and sort compile to parameterised 
   );
   const { sql, parameters } = compile(recordsQuery(p));
   assert.equal(
-    sql.slice(0, sql.indexOf(' and r.search_text like lower($10))')),
+    sql.slice(0, sql.indexOf(' and (r.search_text like lower($10)')),
     'select r.account_name as c0, (r.custom ->> $1)::double precision as c1 from "rpt_global_accounts" r where (r.org_id = $2' +
       ' and r.account_name = any($3::text[]) and (r.city is null or not (r.city = any($4::text[]))) and r.industry ilike $5' +
       ' and (r.state is null or not (r.state ilike any($6::text[]))) and (r.custom ->> $7)::double precision >= $8::double precision' +
@@ -50,9 +50,22 @@ test('records: every filter operation, search and sort compile to parameterised 
   );
   assert.ok(sql.endsWith('order by lower(r.account_name) collate "C" desc nulls last, r.account_name collate "C" desc nulls last, r.annual_revenue asc nulls last, r.rid asc nulls last limit $' + (parameters.length - 1) + ' offset $' + parameters.length));
   assert.deepEqual(parameters.slice(0, 9), ['score', 7, ['a', 'b'], ['x'], '%50\\%%', ['%q%'], 'score', 1, 2.5]);
-  assert.equal(parameters[9], "%o'brien%", 'the search term is one parameter matched against search_text');
+  assert.equal(parameters[9], "%o'brien%", 'the search term is a parameter matched against search_text');
+  // Unresolved (no values looked up): the by-value columns are tested on the row.
+  assert.match(sql, / and \(r\.search_text like lower\(\$10\) or r\.account_type ilike \$11 or r\.account_owner_name ilike \$12 or .* or r\.partner_org_public_id ilike \$40\)\) order by /);
   assert.deepEqual(parameters.slice(-2), [10, 20]);
   assert.ok(!sql.includes("o'brien"));
+});
+
+test('records: a search term resolved to by-value columns tests those columns against the values only', () => {
+  const p = plan('GLOBAL_VERTICAL_ACCOUNTS', { columns: ['account_name'], search: 'lyon tech' });
+  const resolved = { ...p, searchValues: [new Map([['city', ['Lyon']], ['partner_city', ['Lyon', 'lyon']]]), new Map()] };
+  assert.deepEqual(compile(recordsQuery(resolved)), {
+    sql:
+      'select r.account_name as c0 from "rpt_global_accounts" r where (r.org_id = $1 and ((r.search_text like lower($2) or r.city = any($3::text[]) or r.partner_city = any($4::text[]))' +
+      ' and r.search_text like lower($5))) order by r.rid asc nulls last limit $6 offset $7',
+    parameters: [7, '%lyon%', ['Lyon'], ['Lyon', 'lyon'], '%tech%', 10, 0],
+  });
 });
 
 test('count uses the same conditions as the page (on the narrow copy when it holds the column)', () => {

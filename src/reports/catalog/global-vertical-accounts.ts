@@ -31,4 +31,16 @@ export const GLOBAL_VERTICAL_ACCOUNTS: ReportDefinition = {
     column('customownertitle', 'title', { group: 'account', title: 'Custom Owner Title' }),
     PARTNER_ORG_PUBLIC_ID,
   ],
+  // About half of a row's ~350 distinct trigrams came from these (docs/benchmarks.md,
+  // fourteenth session); the rest are the account's own identifiers and custom values.
+  // At most 30: the search index holds them beside org_id and search_text, and a GIN
+  // index takes 32 columns (materialize.ts).
+  searchByValue: [
+    'account_type', 'account_owner_name', 'account_owner_email', 'account_owner_title', 'city', 'state', 'country', 'industry',
+    'territory', 'divisions', 'naics_code', 'sic_code',
+    'partner_account_type', 'partner_account_owner_name', 'partner_account_owner_email', 'partner_account_owner_title',
+    'partner_account_owner_phone', 'partner_org_name', 'partner_website', 'prm_record_id', 'partner_owner', 'partner_owner_email',
+    'partner_owner_phone', 'partner_org_partner_type', 'partner_street', 'partner_city', 'partner_state', 'partner_postal_code',
+    'partner_country', 'partnerOrgPublicId',
+  ],
 };

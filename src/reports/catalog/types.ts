@@ -105,4 +105,12 @@ export interface ReportDefinition {
   aliases?: Readonly<Record<string, string>>;
   /** Column holding the partner organization id, for per-partner breakdowns. */
   partnerColumn?: string;
+  /**
+   * Textual columns (keys) whose values repeat across many rows: people, places, types,
+   * the partner's own record. Search tests them through their distinct values (stored at
+   * import, src/reports/search-values.ts) and an index entry per row, instead of through
+   * the row's trigram-indexed search text, which then holds only the other columns.
+   * Changing this list changes what `search_text` holds: it takes an import to apply.
+   */
+  searchByValue?: readonly string[];
 }
