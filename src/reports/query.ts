@@ -188,8 +188,9 @@ export function searchCondition(plan: Pick<Plan, 'report' | 'search' | 'searchCo
     for (const c of plan.searchColumns) {
       const name = storedName(c);
       if (name === null || !byValue.has(name)) continue;
+      const values = resolved?.get(name);
       if (!resolved) arms.push(sql`${columnExpr(c)} ilike ${pattern}`);
-      else if (resolved.get(name)?.length) arms.push(sql`${columnExpr(c)} = any(${resolved.get(name)}::text[])`);
+      else if (values?.length) arms.push(sql`${columnExpr(c)} = any(${values}::text[])`);
     }
     return or(arms);
   }));

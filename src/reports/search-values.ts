@@ -49,8 +49,12 @@ export const SEARCH_SEPARATOR = '\u001f';
 /** The report's by-value search columns: catalog column and stored name, in catalog order. */
 export function byValueColumns(report: ReportDefinition): ReadonlyArray<{ column: Column; name: string }> {
   const keys = new Set(report.searchByValue ?? []);
-  const out = report.columns.filter((c) => keys.has(c.key)).map((column) => ({ column, name: storedName(column)! }));
-  const bad = [...keys].filter((k) => !out.some((o) => o.column.key === k && o.name !== null && isTextual(o.column.type)));
+  const out: Array<{ column: Column; name: string }> = [];
+  for (const column of report.columns) {
+    const name = storedName(column);
+    if (keys.has(column.key) && name !== null && isTextual(column.type)) out.push({ column, name });
+  }
+  const bad = [...keys].filter((k) => !out.some((o) => o.column.key === k));
   // A catalog mistake, caught by the first import or request (and by the catalog tests).
   if (bad.length) throw new Error(`${report.id}: searchByValue lists ${bad.join(', ')}, which are not stored textual columns`);
   return out;
@@ -71,15 +75,15 @@ function matchQuery(plan: Pick<Plan, 'orgId' | 'report'>, term: string): Sql {
 }
 
 /**
- * The plan with each search term resolved to the values containing it, per by-value
- * column (columns without such values get none, so the row's test is its search text
- * alone). Terms with the separator are left unresolved: query.ts tests every column of
- * the row for them. Remembered per organization, data version and term.
+ * Each search term's values, per by-value column (columns without such values get none,
+ * so the row's test is its search text alone); undefined when the plan has nothing to
+ * resolve. Terms with the separator are left unresolved (null): query.ts tests every
+ * column of the row for them. Remembered per organization, data version and term.
  */
-export async function resolveSearchValues<P extends Plan>(plan: P, run: RunQuery, memo?: { memo: SearchMemo; key: string }): Promise<P & SearchResolved> {
+export async function searchValuesOf(plan: Plan, run: RunQuery, memo?: { memo: SearchMemo; key: string }): Promise<SearchValues | undefined> {
   const names = byValueNames(plan.report);
-  if (plan.search.length === 0 || names.size === 0) return plan;
-  const searchValues = await Promise.all(
+  if (plan.search.length === 0 || names.size === 0) return undefined;
+  return Promise.all(
     plan.search.map(async (term): Promise<ReadonlyMap<string, readonly string[]> | null> => {
       if (term.includes(SEARCH_SEPARATOR)) return null;
       const key = memo ? `${memo.key}:${plan.report.table}:${term}` : '';
@@ -92,5 +96,10 @@ export async function resolveSearchValues<P extends Plan>(plan: P, run: RunQuery
       return byColumn;
     }),
   );
-  return { ...plan, searchValues };
+}
+
+/** The plan with its search terms resolved (searchValuesOf), as the service plans it. */
+export async function resolveSearchValues<P extends Plan>(plan: P, run: RunQuery, memo?: { memo: SearchMemo; key: string }): Promise<P & SearchResolved> {
+  const searchValues = await searchValuesOf(plan, run, memo);
+  return searchValues ? { ...plan, searchValues } : plan;
 }

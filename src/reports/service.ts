@@ -16,7 +16,7 @@ import { buildPlan, customColumns, type ChannelOptions, type Plan } from './plan
 import { batchQuery, boundariesQuery, dictionaryValuesQuery, distinctValuesQuery, isAllRows, isWholeTable, matchesNothing, rangeQuery, ridsQuery, sortKeys, type QueryPlan } from './query.js';
 import { accelerate, countStatement, isDictionaryCount, pageStatement } from './direct-sql.js';
 import { resolveDictionaryFilters } from './dictionary-filters.js';
-import { resolveSearchValues } from './search-values.js';
+import { searchValuesOf } from './search-values.js';
 import { columnStore, type ColumnStoreOptions } from './column-store.js';
 import { loadPrecomputed, NOTHING_PRECOMPUTED, storedDashboardQuery, type Precomputed } from './precomputed.js';
 import { storedName } from './catalog/column.js';
@@ -208,7 +208,7 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
     const key = `${call.caller.orgId}:${version}`;
     const [filtered, searchValues] = await Promise.all([
       resolveDictionaryFilters(accelerated, run, { memo: resolved, key }),
-      resolveSearchValues(accelerated, run, { memo: searched, key }).then((p) => p.searchValues),
+      searchValuesOf(accelerated, run, { memo: searched, key }),
     ]);
     return searchValues ? { ...filtered, searchValues } : filtered;
   }
