@@ -29,8 +29,8 @@ import { serviceStateReader, type ServiceStateReader } from './data-version.js';
 import { renderDashboard, type Dashboard } from './render/dashboard.js';
 import { columnMetadata, type ColumnMetadata } from './render/columns.js';
 import { filterValuesPage, rangeItem, type FilterValuesPage } from './render/filter-values.js';
-import { pageEnvelope } from './render/page.js';
-import { renderRows } from './render/rows.js';
+import { pageEnvelopeJson } from './render/page.js';
+import { rowsJson } from './render/rows.js';
 
 export interface ReportServiceDeps {
   database: Database;
@@ -186,6 +186,8 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
   const searched = new LRUCache<string, ReadonlyMap<string, readonly string[]>>({ max: 5000 });
 
   const run = async <T>(query: RawBuilder<unknown>): Promise<T[]> => (await query.execute(db)).rows as T[];
+  /** A page's rows as arrays in select-list order (render/rows.ts writes them as JSON). */
+  const runRows = (query: RawBuilder<unknown>): Promise<unknown[][]> => deps.database.arrays(query.compile(db));
 
   async function plan(call: ReportCall, paging: Paging, excludeFilterOn?: string): Promise<ServicePlan> {
     const started = performance.now();
@@ -245,7 +247,7 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
   const pageCacheRows = deps.pageCacheRows ?? 2_000;
   const pageCache = pageCacheRows > 0 ? new LRUCache<string, { text: JsonText; rows: number }>({ maxSize: pageCacheRows, sizeCalculation: (page) => Math.max(1, page.rows) }) : undefined;
 
-  async function pageRows(p: ServicePlan): Promise<Array<Record<string, unknown>>> {
+  async function pageRows(p: ServicePlan): Promise<unknown[][]> {
     const offset = p.page * p.size;
     // In the default order (rid), a filtered or searched page the store can select is
     // picked from its bitset and read by rid: a "contains" on the name, whose SQL page
@@ -253,11 +255,11 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
     // that matches nothing is SQL's constant `false`: nothing to load.)
     if (store && p.sort.length === 0 && !matchesNothing(p)) {
       const rids = await store.pageRids(p, offset, p.size);
-      if (rids) return rids.length ? run<Record<string, unknown>>(ridsQuery(p, rids)) : [];
+      if (rids) return rids.length ? runRows(ridsQuery(p, rids)) : [];
     }
     // Shallow pages: OFFSET. Rows of a whole report table are numbered 1..N in the default
     // order: any page is a direct seek.
-    if (offset === 0 || offset < keysetFrom || isWholeTable(p)) return run<Record<string, unknown>>(pageStatement(p, keysetFrom));
+    if (offset === 0 || offset < keysetFrom || isWholeTable(p)) return runRows(pageStatement(p, keysetFrom));
     const key = cacheKey('bounds', p.orgId, p.version, [rowsKey(p), p.sort.map((s) => [s.column.key, s.direction]), p.size]);
     let bounds = boundaryCache.get(key);
     if (!bounds) {
@@ -267,7 +269,8 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
       boundaryCache.set(key, bounds);
     }
     const after = bounds[p.page - 1];
-    return after ? run<Record<string, unknown>>(batchQuery(p, after, p.size)) : [];
+    // The batch's sort-key values follow the output columns; the rows' JSON reads only those.
+    return after ? runRows(batchQuery(p, after, p.size)) : [];
   }
 
   function paging(query: Record<string, unknown>): Paging {
@@ -288,11 +291,8 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
       const hit = pageCache?.get(pageKey);
       if (hit) return hit.text;
       return flight(pageKey, async () => {
-        const [rows, total] = await Promise.all([
-          (async () => renderRows(p, await pageRows(p)))(),
-          cached(cache, cacheKey('count', p.orgId, p.version, rowsKey(p)), () => count(p), flight),
-        ]);
-        const text = jsonText(JSON.stringify(pageEnvelope(rows, total, p.page, p.size, p.sorted)));
+        const [rows, total] = await Promise.all([pageRows(p), cached(cache, cacheKey('count', p.orgId, p.version, rowsKey(p)), () => count(p), flight)]);
+        const text = jsonText(pageEnvelopeJson(rowsJson(p, rows), rows.length, total, p.page, p.size, p.sorted));
         pageCache?.set(pageKey, { text, rows: rows.length });
         return text;
       });

@@ -40,3 +40,15 @@ export function pageEnvelope<T>(content: T[], totalElements: number, page: numbe
     noDataFoundMessage: totalElements === 0 ? NO_DATA_MESSAGE : null,
   };
 }
+
+/**
+ * The envelope's JSON text around the content's text (rows.ts `rowsJson`): the same bytes
+ * as JSON.stringify of `pageEnvelope` with those rows, without building them as objects.
+ */
+export function pageEnvelopeJson(contentJson: string, numberOfElements: number, totalElements: number, page: number, size: number, sorted: boolean): string {
+  const { content: _content, noDataFoundMessage, ...head } = pageEnvelope([], totalElements, page, size, sorted);
+  head.numberOfElements = numberOfElements;
+  head.empty = numberOfElements === 0;
+  const before = JSON.stringify(head);
+  return `${before.slice(0, -1)},"content":${contentJson},"noDataFoundMessage":${JSON.stringify(noDataFoundMessage)}}`;
+}

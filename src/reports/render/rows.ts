@@ -1,43 +1,77 @@
 /**
- * Render stage: SQL rows (positional `c0`, `c1`, ...) -> report rows keyed by API name,
- * in the plan's output order. Matched accounts carry the partner's shared fields in
- * `partnerFields`, exactly as stored (masked at import).
+ * Render stage: SQL rows (arrays in select-list order: the output columns `c0`, `c1`, ...,
+ * then `partner_fields` for matched accounts) -> the JSON text of the page's report rows,
+ * keyed by API name in the plan's output order. Matched accounts carry the partner's
+ * shared fields in `partnerFields`, exactly as stored (masked at import).
+ *
+ * Written as text rather than built as objects and passed to JSON.stringify: each row's
+ * object took 65 keyed stores and was walked again by the serializer, and per-value
+ * JSON.stringify over a template of quoted keys writes the same bytes (a test holds the two
+ * equal) for about two thirds of the CPU (docs/benchmarks.md, fifteenth session).
  */
 import type { Plan } from '../plan.js';
 
-export type ReportRow = Record<string, unknown>;
-
-/**
- * The rows of one page rendered. Which SQL column feeds which key is worked out once per
- * page, not per row: a page of 2,000 rows of 65 columns made 130,000 `c${i}` keys (a new
- * string, hashed for the lookup, each time) where 65 suffice.
- */
-export function renderRows(plan: Plan, rows: ReadonlyArray<Record<string, unknown>>): ReportRow[] {
-  const keys: string[] = [];
-  const sources: string[] = [];
-  const partnerKeys: string[] = [];
-  for (const o of plan.output) {
-    if (o.column.source === 'partner') partnerKeys.push(o.column.key);
-    else {
-      sources.push(`c${keys.length}`);
-      keys.push(o.key);
-    }
-  }
-  const matched = plan.report.id === 'PARTNER_ORG_MATCHED_ACCOUNTS';
-  return rows.map((row) => {
-    const out: ReportRow = {};
-    for (let i = 0; i < keys.length; i++) out[keys[i]!] = normalize(row[sources[i]!]);
-    if (matched) {
-      const fields = (row.partner_fields ?? {}) as Record<string, unknown>;
-      out.partnerFields = plan.explicitColumns ? Object.fromEntries(partnerKeys.filter((k) => k in fields).map((k) => [k, fields[k]])) : fields;
-    }
-    return out;
-  });
+/** What a page's rows are written with, worked out once per output shape. */
+interface RowTemplate {
+  /** `{"key":` for the first column, `,"key":` for the others. */
+  prefixes: string[];
+  /** Keys inside partnerFields that an explicit column list asked for; undefined: all. */
+  partnerKeys: string[] | undefined;
+  matched: boolean;
 }
 
-/** JSON-friendly values: bigint counts and numeric strings are numbers already (type parsers); dates stay epoch seconds. */
-function normalize(value: unknown): unknown {
-  if (value === undefined) return null;
-  if (typeof value === 'bigint') return Number(value);
-  return value;
+const templates = new Map<string, RowTemplate>();
+
+function templateOf(plan: Plan): RowTemplate {
+  const keys: string[] = [];
+  const partnerKeys: string[] = [];
+  for (const o of plan.output) (o.column.source === 'partner' ? partnerKeys : keys).push(o.key);
+  const matched = plan.report.id === 'PARTNER_ORG_MATCHED_ACCOUNTS';
+  const id = JSON.stringify([plan.report.id, plan.explicitColumns, keys, partnerKeys]);
+  let t = templates.get(id);
+  if (!t) {
+    t = { prefixes: keys.map((k) => JSON.stringify(k) + ':'), partnerKeys: matched && plan.explicitColumns ? partnerKeys : undefined, matched };
+    // Output shapes are few (a report's columns, or a caller's explicit list); the bound
+    // keeps a stream of distinct explicit lists from growing it without end.
+    if (templates.size >= 1000) templates.clear();
+    templates.set(id, t);
+  }
+  return t;
+}
+
+/** The JSON array text of the page's rows (`[{...},...]`). */
+export function rowsJson(plan: Plan, rows: ReadonlyArray<readonly unknown[]>): string {
+  const { prefixes, partnerKeys, matched } = templateOf(plan);
+  const n = prefixes.length;
+  let out = '[';
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r]!;
+    let text = r === 0 ? '{' : ',{';
+    let first = true;
+    for (let i = 0; i < n; i++) {
+      const value = json(row[i]);
+      // A value JSON has no text for is left out, as JSON.stringify leaves out its key.
+      if (value === undefined) continue;
+      text += (first ? '' : ',') + prefixes[i]! + value;
+      first = false;
+    }
+    if (matched) {
+      const fields = (row[n] ?? {}) as Record<string, unknown>;
+      const shared = partnerKeys ? Object.fromEntries(partnerKeys.filter((k) => k in fields).map((k) => [k, fields[k]])) : fields;
+      text += (first ? '' : ',') + '"partnerFields":' + JSON.stringify(shared);
+    }
+    out += text + '}';
+  }
+  return out + ']';
+}
+
+/**
+ * One value's JSON text. Counts and numeric strings are numbers already (type parsers),
+ * a bigint is written as a number, dates stay epoch seconds; NULL (and a missing value)
+ * is `null`.
+ */
+function json(value: unknown): string | undefined {
+  if (value === undefined || value === null) return 'null';
+  if (typeof value === 'bigint') return JSON.stringify(Number(value));
+  return JSON.stringify(value);
 }
