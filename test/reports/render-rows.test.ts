@@ -53,7 +53,7 @@ function reference(p: Plan, rows: unknown[][]): Array<Record<string, unknown>> {
   });
 }
 
-const VALUES: unknown[] = ['plain', 'quote " backslash \\ slash /', 'line\nbreak\ttab\u0001ctl', 'é ü 東京 😀 \u2028', '', 0, -1.5, 1e21, 123456789.125, 9007199254740993n, true, false, null, undefined, { a: 1, 'b"': [1, 'x'] }];
+const VALUES: unknown[] = ['plain', 'lone \ud800 surrogate', -0, NaN, Infinity, 'quote " backslash \\ slash /', 'line\nbreak\ttab\u0001ctl', 'é ü 東京 😀 \u2028', '', 0, -1.5, 1e21, 123456789.125, 9007199254740993n, true, false, null, undefined, { a: 1, 'b"': [1, 'x'] }];
 
 function rowsFor(p: Plan, n: number, seed: number): unknown[][] {
   const width = p.output.filter((o) => o.column.source !== 'partner').length;
