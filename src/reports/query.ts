@@ -282,11 +282,28 @@ export function afterCondition(keys: SortKey[], values: readonly unknown[]): Sql
 
 // ---- statements -----------------------------------------------------------------------
 
+/**
+ * Output select lists by the expressions they select. Kysely's fragments are immutable,
+ * so one list serves every statement of the same output shape: a page of the accounts
+ * report built 65 column fragments (each frozen) per request before (docs/benchmarks.md,
+ * fifteenth session). Bounded: a stream of distinct explicit column lists cannot grow it.
+ */
+const selectLists = new Map<string, Sql>();
+
 /** Output select list, aliased positionally (`c0`, `c1`, ...) so no key is ever an identifier. */
 function selectList(plan: Plan): Sql {
-  const items = plan.output.filter((o) => o.column.source !== 'partner').map((o, i) => sql`${columnExpr(o.column)} as ${sql.raw(`c${i}`)}`);
-  if (plan.report.id === 'PARTNER_ORG_MATCHED_ACCOUNTS') items.push(sql`r.partner_fields as partner_fields`);
-  return items.length ? sql.join(items) : sql`r.rid`;
+  const selected = plan.output.filter((o) => o.column.source !== 'partner').map((o) => o.column);
+  const matched = plan.report.id === 'PARTNER_ORG_MATCHED_ACCOUNTS';
+  const id = JSON.stringify([matched, selected.map((c) => (c.json ? [c.json.column, c.json.key, c.type] : c.sql))]);
+  let list = selectLists.get(id);
+  if (!list) {
+    const items = selected.map((c, i) => sql`${columnExpr(c)} as ${sql.raw(`c${i}`)}`);
+    if (matched) items.push(sql`r.partner_fields as partner_fields`);
+    list = items.length ? sql.join(items) : sql`r.rid`;
+    if (selectLists.size >= 1000) selectLists.clear();
+    selectLists.set(id, list);
+  }
+  return list;
 }
 
 export function recordsQuery(plan: Plan): Sql {

@@ -194,3 +194,14 @@ test('CSV batches: one ready line per row, keyset seek like any batch', () => {
   assert.deepEqual(parameters.slice(-3), [7, 42, 10_000]);
   assert.ok(parameters.includes('score'), 'custom keys stay parameters');
 });
+
+test('records: select lists are shared by output shape only (another order, type or report gets its own)', () => {
+  const select = (q: ReturnType<typeof recordsQuery>) => compile(q).sql.split(' from ')[0];
+  const columns = (cols: string[], m: OrgMetadata = meta) =>
+    buildPlan({ report: reportById('GLOBAL_VERTICAL_ACCOUNTS'), meta: m, body: { filters: {}, search: '', columns: cols, context: undefined }, paging: { page: 0, size: 10, sort: [] }, nowSeconds: 1_700_000_000 });
+  const textScore: OrgMetadata = { ...meta, customFields: [{ ...meta.customFields[0]!, type: 'string' }] };
+  assert.equal(select(recordsQuery(columns(['account_name', 'custom_score']))), 'select r.account_name as c0, (r.custom ->> $1)::double precision as c1');
+  assert.equal(select(recordsQuery(columns(['account_name', 'custom_score'], textScore))), 'select r.account_name as c0, (r.custom ->> $1) as c1');
+  assert.equal(select(recordsQuery(columns(['custom_score', 'account_name']))), 'select (r.custom ->> $1)::double precision as c0, r.account_name as c1');
+  assert.equal(select(recordsQuery(columns(['account_name', 'custom_score']))), 'select r.account_name as c0, (r.custom ->> $1)::double precision as c1');
+});
