@@ -5,9 +5,10 @@
  * shared fields in `partnerFields`, exactly as stored (masked at import).
  *
  * Written as text rather than built as objects and passed to JSON.stringify: each row's
- * object took 65 keyed stores and was walked again by the serializer, and per-value
- * JSON.stringify over a template of quoted keys writes the same bytes (a test holds the two
- * equal) for about two thirds of the CPU (docs/benchmarks.md, fifteenth session).
+ * object took 65 keyed stores and was walked again by the serializer. A template of quoted
+ * keys with each value written as JSON.stringify would writes the same bytes (a test holds
+ * the two equal); with rows read as arrays and shared select lists, the server's CPU per
+ * first-seen page fell by a third to a half (docs/benchmarks.md, fifteenth session).
  */
 import type { Plan } from '../plan.js';
 

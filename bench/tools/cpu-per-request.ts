@@ -1,0 +1,74 @@
+/**
+ * CPU per first-seen request, split between the server process and PostgreSQL: drives a
+ * running server at concurrency 10 with page requests new to every cache (as bench/run.ts
+ * does) and reads the CPU time (user + system) that the server's process and every
+ * process of the `postgres` user spent meanwhile, from /proc (Linux).
+ *   node --import tsx bench/tools/cpu-per-request.ts <server url> <api key> <server pid> [seconds=12] [unique|sort ...]
+ *
+ * On two cores shared by the server, PostgreSQL and the load generator, the service's p50
+ * at concurrency 10 follows the server's CPU per request once its one thread is busy: this
+ * is the figure a change to the request path must lower. The ratio to PostgreSQL's CPU for
+ * the same requests is steadier than either figure from one run to the next, because a
+ * slower machine (neighbours on the host) inflates both.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import autocannon from 'autocannon';
+
+const [url, key, pid, seconds = '12', ...modes] = process.argv.slice(2);
+if (!url || !key || !pid) throw new Error('usage: cpu-per-request.ts <server url> <api key> <server pid> [seconds] [unique|sort ...]');
+
+const TICK_MS = 1000 / 100; // USER_HZ: 100 on Linux
+const GVA = '/v1/report-analytics/report/GLOBAL_VERTICAL_ACCOUNTS/records';
+const scenarios: Record<string, { path: string; body: (n: number) => object }> = {
+  // An always-true condition with a term no request used before (bench/run.ts `unique`).
+  unique: { path: GVA, body: (n) => ({ filters: { state: `zz${n}q-^-` } }) },
+  sort: { path: `${GVA}?sort=annual_revenue,desc`, body: (n) => ({ filters: { state: `zz${n}q-^-` } }) },
+};
+
+/** utime + stime of a process, in clock ticks (fields 14 and 15 of /proc/<pid>/stat). */
+function ticks(p: string): number {
+  try {
+    const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0; // a process that ended meanwhile
+  }
+}
+
+function postgresTicks(): number {
+  const uid = readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith('postgres:'))?.split(':')[2];
+  let total = 0;
+  for (const p of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (readFileSync(`/proc/${p}/status`, 'utf8').match(/^Uid:\s+(\d+)/m)?.[1] === uid) total += ticks(p);
+    } catch {
+      /* gone */
+    }
+  }
+  return total;
+}
+
+let counter = Math.floor(Math.random() * 1e9);
+for (const mode of modes.length ? modes : ['unique', 'sort']) {
+  const s = scenarios[mode];
+  if (!s) throw new Error(`unknown mode ${mode}: ${Object.keys(scenarios).join(', ')}`);
+  const drive = (duration: number) =>
+    autocannon({
+      url: url + s.path,
+      method: 'POST',
+      headers: { 'api-key': key, 'content-type': 'application/json' },
+      body: '{}',
+      connections: 10,
+      duration,
+      requests: [{ setupRequest: (req: any) => ({ ...req, body: JSON.stringify(s.body(counter++)) }) }],
+    });
+  await drive(3); // warm-up
+  const [server0, pg0] = [ticks(pid), postgresTicks()];
+  const r = await drive(Number(seconds));
+  const [server1, pg1] = [ticks(pid), postgresTicks()];
+  const n = r.requests.total;
+  const serverMs = ((server1 - server0) * TICK_MS) / n;
+  const pgMs = ((pg1 - pg0) * TICK_MS) / n;
+  console.log(`${mode}: p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, ${Math.round(r.requests.average)} req/s, non-2xx ${r.non2xx}; CPU per request: server ${serverMs.toFixed(3)} ms, PostgreSQL ${pgMs.toFixed(3)} ms, ratio ${(serverMs / pgMs).toFixed(2)}`);
+}
