@@ -22,7 +22,8 @@ export interface PageEnvelope<T> {
 
 export const NO_DATA_MESSAGE = 'No data found for the selected criteria';
 
-export function pageEnvelope<T>(content: T[], totalElements: number, page: number, size: number, sorted: boolean): PageEnvelope<T> {
+/** Every field of the envelope but `content`, in the specification's order. */
+function envelopeFields(numberOfElements: number, totalElements: number, page: number, size: number, sorted: boolean): Omit<PageEnvelope<never>, 'content'> {
   const totalPages = Math.ceil(totalElements / size);
   const sort = { sorted, unsorted: !sorted, empty: !sorted };
   return {
@@ -33,22 +34,24 @@ export function pageEnvelope<T>(content: T[], totalElements: number, page: numbe
     last: page + 1 >= totalPages,
     number: page,
     pageable: { pageNumber: page, pageSize: size, sort: { ...sort }, offset: page * size, unpaged: false, paged: true },
-    numberOfElements: content.length,
+    numberOfElements,
     size,
-    empty: content.length === 0,
-    content,
+    empty: numberOfElements === 0,
     noDataFoundMessage: totalElements === 0 ? NO_DATA_MESSAGE : null,
   };
 }
 
+/** The page envelope of spec 2.1 around its rows. */
+export function pageEnvelope<T>(content: T[], totalElements: number, page: number, size: number, sorted: boolean): PageEnvelope<T> {
+  const { noDataFoundMessage, ...head } = envelopeFields(content.length, totalElements, page, size, sorted);
+  return { ...head, content, noDataFoundMessage };
+}
+
 /**
- * The envelope's JSON text around the content's text (rows.ts `rowsJson`): the same bytes
- * as JSON.stringify of `pageEnvelope` with those rows, without building them as objects.
+ * The envelope's JSON text around the content's text (rows.ts `rowsJson`): the bytes of
+ * JSON.stringify over `pageEnvelope` of those rows, without building them as objects.
  */
 export function pageEnvelopeJson(contentJson: string, numberOfElements: number, totalElements: number, page: number, size: number, sorted: boolean): string {
-  const { content: _content, noDataFoundMessage, ...head } = pageEnvelope([], totalElements, page, size, sorted);
-  head.numberOfElements = numberOfElements;
-  head.empty = numberOfElements === 0;
-  const before = JSON.stringify(head);
-  return `${before.slice(0, -1)},"content":${contentJson},"noDataFoundMessage":${JSON.stringify(noDataFoundMessage)}}`;
+  const { noDataFoundMessage, ...head } = envelopeFields(numberOfElements, totalElements, page, size, sorted);
+  return `${JSON.stringify(head).slice(0, -1)},"content":${contentJson},"noDataFoundMessage":${JSON.stringify(noDataFoundMessage)}}`;
 }
