@@ -7,6 +7,7 @@
  * once, for every report and every operation.
  */
 import { sql, type RawBuilder } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import type { Column } from './catalog/types.js';
 import { isTextual } from './catalog/types.js';
 import { likeContains } from './filter-language.js';
@@ -288,7 +289,7 @@ export function afterCondition(keys: SortKey[], values: readonly unknown[]): Sql
  * report built 65 column fragments (each frozen) per request before (docs/benchmarks.md,
  * fifteenth session). Bounded: a stream of distinct explicit column lists cannot grow it.
  */
-const selectLists = new Map<string, Sql>();
+const selectLists = new LRUCache<string, Sql>({ max: 1000 });
 
 /** Output select list, aliased positionally (`c0`, `c1`, ...) so no key is ever an identifier. */
 function selectList(plan: Plan): Sql {
@@ -300,7 +301,6 @@ function selectList(plan: Plan): Sql {
     const items = selected.map((c, i) => sql`${columnExpr(c)} as ${sql.raw(`c${i}`)}`);
     if (matched) items.push(sql`r.partner_fields as partner_fields`);
     list = items.length ? sql.join(items) : sql`r.rid`;
-    if (selectLists.size >= 1000) selectLists.clear();
     selectLists.set(id, list);
   }
   return list;

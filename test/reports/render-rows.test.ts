@@ -94,4 +94,7 @@ test('the matched accounts keep only the partner columns an explicit list names,
   const width = all.output.filter((o) => o.column.source !== 'partner').length;
   const [row] = JSON.parse(rowsJson(all, [[...Array<null>(width).fill(null), fields]])) as Array<Record<string, unknown>>;
   assert.deepEqual(row!.partnerFields, fields);
+  // Asked for by an alias, a partner column is still read by its stored key.
+  const aliased = plan({ ...report, aliases: { ...report.aliases, sharedAlias: partnerKey } }, ['sharedAlias']);
+  assert.deepEqual(JSON.parse(rowsJson(aliased, [[fields]])), [{ partnerFields: { [partnerKey]: 'kept' } }]);
 });

@@ -10,31 +10,36 @@
  * the two equal); with rows read as arrays and shared select lists, the server's CPU per
  * first-seen page fell by a third to a half (docs/benchmarks.md, fifteenth session).
  */
+import { LRUCache } from 'lru-cache';
 import type { Plan } from '../plan.js';
 
 /** What a page's rows are written with, worked out once per output shape. */
 interface RowTemplate {
-  /** `{"key":` for the first column, `,"key":` for the others. */
+  /** `"key":` of each output column, in order. */
   prefixes: string[];
-  /** Keys inside partnerFields that an explicit column list asked for; undefined: all. */
+  /** Stored keys inside partnerFields that an explicit column list asked for; undefined: all. */
   partnerKeys: string[] | undefined;
   matched: boolean;
 }
 
-const templates = new Map<string, RowTemplate>();
+// Output shapes are few (a report's columns, or a caller's explicit list); the bound keeps
+// a stream of distinct explicit lists from growing it without end.
+const templates = new LRUCache<string, RowTemplate>({ max: 1000 });
 
 function templateOf(plan: Plan): RowTemplate {
   const keys: string[] = [];
   const partnerKeys: string[] = [];
-  for (const o of plan.output) (o.column.source === 'partner' ? partnerKeys : keys).push(o.key);
+  // A partner column is looked up in partner_fields by its stored key, not by the name
+  // (or alias) the caller asked for it by.
+  for (const o of plan.output) {
+    if (o.column.source === 'partner') partnerKeys.push(o.column.key);
+    else keys.push(o.key);
+  }
   const matched = plan.report.id === 'PARTNER_ORG_MATCHED_ACCOUNTS';
   const id = JSON.stringify([plan.report.id, plan.explicitColumns, keys, partnerKeys]);
   let t = templates.get(id);
   if (!t) {
     t = { prefixes: keys.map((k) => JSON.stringify(k) + ':'), partnerKeys: matched && plan.explicitColumns ? partnerKeys : undefined, matched };
-    // Output shapes are few (a report's columns, or a caller's explicit list); the bound
-    // keeps a stream of distinct explicit lists from growing it without end.
-    if (templates.size >= 1000) templates.clear();
     templates.set(id, t);
   }
   return t;
