@@ -9,6 +9,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { sql } from 'kysely';
 import { engines } from '../helpers/engines.js';
 import { fixtureApp, NOW, type FixtureApp } from '../helpers/fixture-app.js';
@@ -286,14 +287,31 @@ for (const engine of engines) {
         await sql`insert into rpt_global_accounts (org_id, rid, partner_org_id, account_name, crm_account_id, street, annual_revenue)
           select ${orgId}, 1000 + g, 0, 'Account ' || g, 'C' || g, repeat('street, ', 40), g * 1.5 from generate_series(1, 120000) g`.execute(db);
         const url = await f.app.listen({ port: 0, host: '127.0.0.1' });
-        const abort = new AbortController();
-        const res = await fetch(`${url}${GVA}/download`, { method: 'POST', headers: { 'api-key': f.keys.acme, 'content-type': 'application/json' }, body: '{}', signal: abort.signal });
-        assert.equal(res.status, 200);
-        const reader = res.body!.getReader();
-        let received = 0;
-        while (received < 100_000) received += (await reader.read()).value?.length ?? 0;
-        abort.abort();
-        await reader.closed.catch(() => undefined);
+        // A plain HTTP request whose socket is destroyed: fetch's abort left undici's socket
+        // open, so the server saw no departure until Fastify's 72 s keep-alive timeout.
+        const target = new URL(`${url}${GVA}/download`);
+        const req = httpRequest({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers: { 'api-key': f.keys.acme, 'content-type': 'application/json' } });
+        const res = await new Promise<IncomingMessage>((resolve, reject) => {
+          req.on('response', resolve).on('error', reject);
+          req.end('{}');
+        });
+        assert.equal(res.statusCode, 200);
+        await new Promise<void>((resolve) => {
+          let received = 0;
+          res.on('data', (chunk: Buffer) => {
+            received += chunk.length;
+            if (received >= 100_000) {
+              res.pause();
+              resolve();
+            }
+          });
+        });
+        req.destroy();
+        // The server lets go of the connection at once (its response closed, the stream destroyed).
+        const connections = () => new Promise<number>((resolve, reject) => f.app.server.getConnections((e, n) => (e ? reject(e) : resolve(n))));
+        const closedBy = Date.now() + 5_000;
+        while ((await connections()) > 0 && Date.now() < closedBy) await new Promise((r) => setTimeout(r, 20));
+        assert.equal(await connections(), 0, 'the server still holds the abandoned connection');
         if (engine.name === 'postgres') {
           // Batches already running finish into memory; then no session of this database is busy.
           const busy = async () => Number((await sql<{ n: string }>`select count(*) as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and state <> 'idle'`.execute(db)).rows[0]!.n);
