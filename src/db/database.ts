@@ -28,6 +28,8 @@ export interface Database {
   arrays(query: CompiledQuery): Promise<unknown[][]>;
   /** Resolves when the database answers a trivial query; rejects otherwise. */
   ping(): Promise<void>;
+  /** PGlite only: the whole data directory as a tarball, for `loadDataDir` of another. */
+  dump?(): Promise<Blob>;
   close(): Promise<void>;
 }
 
@@ -41,6 +43,12 @@ export interface DatabaseOptions {
   maxConnections?: number;
   /** Run migrations on open (default true). */
   migrate?: boolean;
+  /**
+   * PGlite only: start from this dumped data directory (`Database.dump`) instead of a new
+   * cluster. The tests open every in-memory database from one migrated dump: PGlite's
+   * initdb alone took 3.5-5 s of each open, a load 1.6 s.
+   */
+  loadDataDir?: Blob | undefined;
 }
 
 // Counts and epoch-second dates are bigint in SQL; every one of them fits in a JS number.
@@ -101,6 +109,7 @@ async function openPglite(options: DatabaseOptions): Promise<Database> {
   const pgliteOptions = {
     extensions: { pg_trgm, btree_gin },
     parsers: { 20: parseBigint, 1700: parseNumeric },
+    ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
   };
   const client = dir ? await PGlite.create(dir, pgliteOptions) : await PGlite.create(pgliteOptions);
   const db = new Kysely<Schema>({ dialect: new PGliteDialect(client) });
@@ -112,6 +121,9 @@ async function openPglite(options: DatabaseOptions): Promise<Database> {
     },
     async ping() {
       await sql`select 1`.execute(db);
+    },
+    async dump() {
+      return client.dumpDataDir('none');
     },
     async close() {
       await db.destroy();

@@ -1,11 +1,13 @@
 /**
  * The same suite runs on embedded PGlite always and, when DATABASE_URL is set, again on
- * that PostgreSQL server. Each call gets a fresh, migrated database: an in-memory PGlite,
- * or a new database created on the server (dropped again by `dispose`).
+ * that PostgreSQL server. Each call gets a fresh, migrated database: an in-memory PGlite
+ * (loaded from one migrated dump: pglite-snapshot.ts), or a new database created on the
+ * server (dropped again by `dispose`).
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { openDatabase, type Database, type Engine } from '../../src/db/database.js';
+import { openPgliteFromSnapshot } from './pglite-snapshot.js';
 
 export interface TestEngine {
   name: Engine;
@@ -24,7 +26,7 @@ const serverUrl = process.env.DATABASE_URL;
 const pglite: TestEngine = {
   name: 'pglite',
   async open() {
-    const database = await openDatabase({});
+    const database = await openPgliteFromSnapshot();
     return Object.assign(database, { url: undefined, dispose: () => database.close() });
   },
 };
