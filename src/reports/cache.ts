@@ -78,22 +78,30 @@ export async function cached<T>(cache: FigureCache, key: string, compute: () => 
 const JSON_TEXT = Symbol('JSON text');
 
 /**
- * An answer that never changes again (a rendered page), held as its JSON text alone: the
- * route sends the text as it is (jsonOf), and the objects it was written from can go.
+ * An answer that never changes again (a rendered page), held as the UTF-8 bytes of its
+ * JSON text alone: the route sends them as they are (jsonPayload), and the objects it was
+ * written from can go. Bytes rather than the string: a repeated page was encoded to UTF-8
+ * again on every send, and its length measured again for Content-Length.
  */
 export interface JsonText {
-  readonly [JSON_TEXT]: string;
+  readonly [JSON_TEXT]: Buffer;
 }
 
 export function jsonText(text: string): JsonText {
   const value = {};
-  Object.defineProperty(value, JSON_TEXT, { value: text, enumerable: false });
+  Object.defineProperty(value, JSON_TEXT, { value: Buffer.from(text, 'utf8'), enumerable: false });
   return value as JsonText;
 }
 
 /** The JSON text of an answer: JSON.stringify(value), or the text a JsonText holds. */
 export function jsonOf(value: unknown): string {
-  if (typeof value === 'object' && value !== null && JSON_TEXT in value) return (value as JsonText)[JSON_TEXT];
+  if (isJsonText(value)) return value[JSON_TEXT].toString('utf8');
+  return JSON.stringify(value);
+}
+
+/** What a response carries: a JsonText's bytes as they are, else JSON.stringify(value). */
+export function jsonPayload(value: unknown): string | Buffer {
+  if (isJsonText(value)) return value[JSON_TEXT];
   return JSON.stringify(value);
 }
 

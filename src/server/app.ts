@@ -23,7 +23,7 @@ import { registerAuthRoutes } from './routes/auth.js';
 import { trackRoutesForMethodNotAllowed } from './routes/method-not-allowed.js';
 import { createReportService, type ReportService, type ReportServiceDeps } from '../reports/service.js';
 import { serviceStateReader } from '../reports/data-version.js';
-import { jsonOf } from '../reports/cache.js';
+import { jsonPayload } from '../reports/cache.js';
 
 export interface AppDeps {
   config: Config;
@@ -70,8 +70,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   // Response schemas document the API (OpenAPI); serialization is plain JSON.stringify so
   // rows keep the key order the caller chose with `columns` (fast-json-stringify would
-  // reorder keys to the schema's order). jsonOf: a page is sent as the text it was written to once.
-  app.setSerializerCompiler(() => (data) => jsonOf(data));
+  // reorder keys to the schema's order). jsonPayload: a page is sent as the bytes it was written to once.
+  // Fastify's type says a serializer returns a string; its send path takes a Buffer as it is.
+  app.setSerializerCompiler(() => (data) => jsonPayload(data) as string);
 
   // A POST with no body at all is treated as `{}` (filterdata and columns accept an
   // empty body); anything else that is not JSON is 415.

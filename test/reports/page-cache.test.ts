@@ -11,7 +11,7 @@ import { engines } from '../helpers/engines.js';
 import { fixtureApp, NOW, type FixtureApp } from '../helpers/fixture-app.js';
 import { ORG } from '../fixtures/small-bundle.js';
 import { createReportService, type ReportService } from '../../src/reports/service.js';
-import { jsonOf } from '../../src/reports/cache.js';
+import { jsonOf, jsonPayload } from '../../src/reports/cache.js';
 import type { Caller } from '../../src/server/access/caller.js';
 
 for (const engine of engines) {
@@ -44,6 +44,26 @@ for (const engine of engines) {
       assert.deepEqual(names(await page(service(0), 0)), ['renamed once', 'renamed once'], 'without the cache the change shows');
       await sql`update service_state set value = (value::bigint + 1)::text where key = 'data_version'`.execute(f.database.db);
       assert.deepEqual(names(await page(s, 0)), ['renamed once', 'renamed once'], 'a new data version computes the page again');
+    });
+
+    test('a page is held and sent as its UTF-8 bytes: Content-Length counts bytes, repeats are byte-identical', async () => {
+      const name = 'Zürich ✓ 𝄞 日本 "q" \\';
+      await rename(1, name);
+      const answer = await service(100).records({ caller, reportId: 'GLOBAL_VERTICAL_ACCOUNTS', query: { page: '1', size: '2' }, body: {} });
+      const payload = jsonPayload(answer);
+      assert.ok(Buffer.isBuffer(payload), 'a page is sent as the bytes it was encoded to once');
+      assert.equal(payload.toString('utf8'), jsonOf(answer));
+      const bodies: string[] = [];
+      for (let i = 0; i < 2; i++) {
+        const res = await f.call('POST', '/v1/report-analytics/report/GLOBAL_VERTICAL_ACCOUNTS/records?page=1&size=2', {});
+        assert.equal(res.statusCode, 200);
+        assert.match(String(res.headers['content-type']), /^application\/json/);
+        assert.equal(Number(res.headers['content-length']), res.rawPayload.length);
+        assert.ok(res.rawPayload.length > res.body.length, 'multi-byte characters counted as bytes');
+        bodies.push(res.body);
+      }
+      assert.equal(bodies[1], bodies[0]);
+      assert.deepEqual(names(JSON.parse(bodies[0]!)), [name, name]);
     });
 
     test('bounded by rows: the least recently used page goes first', async () => {
