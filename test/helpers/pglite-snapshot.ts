@@ -51,11 +51,16 @@ export async function openPgliteFromSnapshot(): Promise<Database> {
   }
   const database = await openDatabase({});
   snapshot = await database.dump!();
-  const scratch = `${file}.${process.pid}`;
-  writeFileSync(scratch, Buffer.from(await snapshot.arrayBuffer()));
-  renameSync(scratch, file);
-  for (const old of readdirSync(tmpdir())) {
-    if (old.startsWith(PREFIX) && join(tmpdir(), old) !== file && !old.includes('.tar.')) rmSync(join(tmpdir(), old), { force: true });
+  try {
+    // Written under a scratch name and renamed, so another process never reads half a dump.
+    const scratch = `${file}.${process.pid}`;
+    writeFileSync(scratch, Buffer.from(await snapshot.arrayBuffer()));
+    renameSync(scratch, file);
+    for (const old of readdirSync(tmpdir())) {
+      if (old.startsWith(PREFIX) && join(tmpdir(), old) !== file && !old.includes('.tar.')) rmSync(join(tmpdir(), old), { force: true });
+    }
+  } catch {
+    // A temporary directory we cannot write to: this process still loads its dump in memory.
   }
   return database;
 }
