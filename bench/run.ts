@@ -31,6 +31,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem, platform, release } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { uniqueCondition } from './unique-condition.js';
 import pg from 'pg';
 import { sql } from 'kysely';
 import { openDatabase } from '../src/db/database.js';
@@ -72,8 +73,6 @@ interface Scenario {
   vary?: (n: number) => Record<string, unknown>;
 }
 
-/** An always-true condition with a unique term: `state` does not contain it (NULLs stay). */
-const unique = (n: number) => ({ state: `zz${n}q-^-` });
 
 interface Result {
   name: string;
@@ -156,19 +155,19 @@ function scenarios(partnerId: string, partnerIds: string[], rows: number): Scena
     { name: 'attribution detail 90 days', path: `${R}/PIPELINE_ATTRIBUTION_DETAIL/records`, body: { context: ctx }, floor: { report: 'PIPELINE_ATTRIBUTION_DETAIL', query: {} } },
     { name: 'matched accounts of one partner', path: '/v1/channelecosystem/records', body: { channelReportType: 'PARTNER_ORG_MATCHED_ACCOUNTS', matchingType: 'MUTUAL', companyPartnerPublicId: partnerId } },
     // First seen: every request is new to the caches (page and exact count computed).
-    { name: 'first seen: default page + unique condition', path: `${GVA}/records`, body: {}, vary: (n) => ({ filters: unique(n) }), floor: { report: 'GLOBAL_VERTICAL_ACCOUNTS', query: {} } },
+    { name: 'first seen: default page + unique condition', path: `${GVA}/records`, body: {}, vary: (n) => ({ filters: uniqueCondition(n) }), floor: { report: 'GLOBAL_VERTICAL_ACCOUNTS', query: {} } },
     { name: 'first seen: exact filter', path: `${GVA}/records`, body: {}, vary: (n) => ({ filters: { country: `DE-,-zz${n}` } }), floor: { report: 'GLOBAL_VERTICAL_ACCOUNTS', query: {} } },
-    { name: 'first seen: contains on two columns', path: `${GVA}/records`, body: {}, vary: (n) => ({ filters: { account_name: 'tech-?-', city: 'an-?-', ...unique(n) } }), floor: { report: 'GLOBAL_VERTICAL_ACCOUNTS', query: {} } },
+    { name: 'first seen: contains on two columns', path: `${GVA}/records`, body: {}, vary: (n) => ({ filters: { account_name: 'tech-?-', city: 'an-?-', ...uniqueCondition(n) } }), floor: { report: 'GLOBAL_VERTICAL_ACCOUNTS', query: {} } },
     { name: 'first seen: range on a date and a number', path: `${GVA}/records`, body: {}, vary: (n) => ({ filters: { partner_first_match_date: '1735689600<->1767225600', number_of_employees: `100<->${5000 + n}` } }), floor: { report: 'GLOBAL_VERTICAL_ACCOUNTS', query: {} } },
-    { name: 'first seen: free-text search', path: `${GVA}/records`, body: {}, vary: (n) => ({ search: 'logistics', filters: unique(n) }), floor: { report: 'GLOBAL_VERTICAL_ACCOUNTS', query: {} } },
+    { name: 'first seen: free-text search', path: `${GVA}/records`, body: {}, vary: (n) => ({ search: 'logistics', filters: uniqueCondition(n) }), floor: { report: 'GLOBAL_VERTICAL_ACCOUNTS', query: {} } },
     // Since the tenth session a search term's rows are selected once per data version and
     // kept (column-store.ts probes), so the scenario above pays one selection for
     // `logistics`; this one searches a term never seen before (matching nothing): each
     // request is a selection by the search text's trigram index (a scan before the
     // eleventh session).
     { name: 'first seen: search with a new term', path: `${GVA}/records`, body: {}, vary: (n) => ({ search: `q${n}x` }), floor: { report: 'GLOBAL_VERTICAL_ACCOUNTS', query: {} } },
-    { name: 'first seen: sort by annual_revenue', path: `${GVA}/records?sort=annual_revenue,desc`, body: {}, vary: (n) => ({ filters: unique(n) }), floor: { report: 'GLOBAL_VERTICAL_ACCOUNTS', query: { sort: 'annual_revenue,desc' } } },
-    { name: 'first seen: filterdata string', path: `${GVA}/filterdata?filterField=industry`, body: {}, vary: (n) => ({ filters: unique(n) }) },
+    { name: 'first seen: sort by annual_revenue', path: `${GVA}/records?sort=annual_revenue,desc`, body: {}, vary: (n) => ({ filters: uniqueCondition(n) }), floor: { report: 'GLOBAL_VERTICAL_ACCOUNTS', query: { sort: 'annual_revenue,desc' } } },
+    { name: 'first seen: filterdata string', path: `${GVA}/filterdata?filterField=industry`, body: {}, vary: (n) => ({ filters: uniqueCondition(n) }) },
     // The unique condition above rejects no stored `state`, so since the ninth session it is
     // resolved away (dictionary-filters.ts) and the stored values answer; this one keeps a
     // filter that selects rows (an exact country list, 7% of the rows).

@@ -13,6 +13,7 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import autocannon from 'autocannon';
+import { uniqueCondition } from '../unique-condition.js';
 
 const [url, key, pid, seconds = '12', ...modes] = process.argv.slice(2);
 if (!url || !key || !pid) throw new Error('usage: cpu-per-request.ts <server url> <api key> <server pid> [seconds] [unique|sort ...]');
@@ -20,9 +21,8 @@ if (!url || !key || !pid) throw new Error('usage: cpu-per-request.ts <server url
 const TICK_MS = 1000 / 100; // USER_HZ: 100 on Linux
 const GVA = '/v1/report-analytics/report/GLOBAL_VERTICAL_ACCOUNTS/records';
 const scenarios: Record<string, { path: string; body: (n: number) => object }> = {
-  // An always-true condition with a term no request used before (bench/run.ts `unique`).
-  unique: { path: GVA, body: (n) => ({ filters: { state: `zz${n}q-^-` } }) },
-  sort: { path: `${GVA}?sort=annual_revenue,desc`, body: (n) => ({ filters: { state: `zz${n}q-^-` } }) },
+  unique: { path: GVA, body: (n) => ({ filters: uniqueCondition(n) }) },
+  sort: { path: `${GVA}?sort=annual_revenue,desc`, body: (n) => ({ filters: uniqueCondition(n) }) },
 };
 
 /** utime + stime of a process, in clock ticks (fields 14 and 15 of /proc/<pid>/stat). */
@@ -36,12 +36,13 @@ function ticks(p: string): number {
   }
 }
 
+const postgresUid = readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith('postgres:'))?.split(':')[2];
+
 function postgresTicks(): number {
-  const uid = readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith('postgres:'))?.split(':')[2];
   let total = 0;
   for (const p of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
     try {
-      if (readFileSync(`/proc/${p}/status`, 'utf8').match(/^Uid:\s+(\d+)/m)?.[1] === uid) total += ticks(p);
+      if (readFileSync(`/proc/${p}/status`, 'utf8').match(/^Uid:\s+(\d+)/m)?.[1] === postgresUid) total += ticks(p);
     } catch {
       /* gone */
     }

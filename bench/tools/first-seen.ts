@@ -4,11 +4,12 @@
  * prints the median and each time.
  *   node --import tsx bench/tools/first-seen.ts http://127.0.0.1:8080 <api key> [N=5]
  */
+import { uniqueCondition } from '../unique-condition.js';
+
 const [url, key, n = '5'] = process.argv.slice(2);
 if (!url || !key) throw new Error('usage: first-seen.ts <server url> <api key> [requests per scenario]');
 const GVA = '/v1/report-analytics/report/GLOBAL_VERTICAL_ACCOUNTS';
-// An always-true condition with a term no request used before (as bench/run.ts does).
-const fresh = (i: number) => ({ state: `zz${Date.now()}${i}q-^-` });
+const fresh = (i: number) => uniqueCondition(`${Date.now()}${i}`);
 const scenarios: Record<string, [string, (i: number) => object]> = {
   'contains on two columns': [`${GVA}/records`, (i) => ({ filters: { account_name: 'tech-?-', city: 'an-?-', ...fresh(i) } })],
   'range on a date and a number': [`${GVA}/records`, () => ({ filters: { partner_first_match_date: '1735689600<->1767225600', number_of_employees: `100<->${5000 + Math.floor(Math.random() * 1e6)}` } })],
