@@ -93,16 +93,14 @@ export function jsonText(text: string): JsonText {
   return value as JsonText;
 }
 
-/** The JSON text of an answer: JSON.stringify(value), or the text a JsonText holds. */
-export function jsonOf(value: unknown): string {
-  if (isJsonText(value)) return value[JSON_TEXT].toString('utf8');
-  return JSON.stringify(value);
-}
-
 /** What a response carries: a JsonText's bytes as they are, else JSON.stringify(value). */
 export function jsonPayload(value: unknown): string | Buffer {
-  if (isJsonText(value)) return value[JSON_TEXT];
-  return JSON.stringify(value);
+  return isJsonText(value) ? value[JSON_TEXT] : JSON.stringify(value);
+}
+
+/** The JSON text of an answer, as a string (the payload's bytes decoded). */
+export function jsonOf(value: unknown): string {
+  return String(jsonPayload(value));
 }
 
 /** Whether the value is a JsonText (it never changes, so it may be answered again as is). */
