@@ -1,9 +1,9 @@
 /**
- * CPU per first-seen request, split between the server process and PostgreSQL: drives a
+ * CPU per request (first-seen, or repeated with `repeated-*`), split between the server process and PostgreSQL: drives a
  * running server at concurrency 10 with page requests new to every cache (as bench/run.ts
  * does) and reads the CPU time (user + system) that the server's process and every
  * process of the `postgres` user spent meanwhile, from /proc (Linux).
- *   node --import tsx bench/tools/cpu-per-request.ts <server url> <api key> <server pid> [seconds=12] [unique|sort ...]
+ *   node --import tsx bench/tools/cpu-per-request.ts <server url> <api key> <server pid> [seconds=12] [unique|sort|repeated-... ...]
  *
  * On two cores shared by the server, PostgreSQL and the load generator, the service's p50
  * at concurrency 10 follows the server's CPU per request once its one thread is busy: this
@@ -16,13 +16,17 @@ import autocannon from 'autocannon';
 import { uniqueCondition } from '../unique-condition.js';
 
 const [url, key, pid, seconds = '12', ...modes] = process.argv.slice(2);
-if (!url || !key || !pid) throw new Error('usage: cpu-per-request.ts <server url> <api key> <server pid> [seconds] [unique|sort ...]');
+if (!url || !key || !pid) throw new Error('usage: cpu-per-request.ts <server url> <api key> <server pid> [seconds] [unique|sort|repeated-default|repeated-exact|repeated-range ...]');
 
 const TICK_MS = 1000 / 100; // USER_HZ: 100 on Linux
 const GVA = '/v1/report-analytics/report/GLOBAL_VERTICAL_ACCOUNTS/records';
 const scenarios: Record<string, { path: string; body: (n: number) => object }> = {
   unique: { path: GVA, body: (n) => ({ filters: uniqueCondition(n) }) },
   sort: { path: `${GVA}?sort=annual_revenue,desc`, body: (n) => ({ filters: uniqueCondition(n) }) },
+  // The same request every time: after the first, a page-cache hit (the throughput target).
+  'repeated-default': { path: GVA, body: () => ({}) },
+  'repeated-exact': { path: GVA, body: () => ({ filters: { country: 'DE' } }) },
+  'repeated-range': { path: GVA, body: () => ({ filters: { partner_first_match_date: '1735689600<->1767225600', number_of_employees: '100<->5000' } }) },
 };
 
 /** utime + stime of a process, in clock ticks (fields 14 and 15 of /proc/<pid>/stat). */
