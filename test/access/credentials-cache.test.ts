@@ -162,16 +162,11 @@ describe('the version reader never hands a call a read that started before it', 
     let committed = 1;
     const reads: Array<{ value: number; finish: () => void }> = [];
     const fakeDb = {
-      selectFrom: () => ({
-        select: () => ({
-          where: () => ({
-            execute: () => {
-              const value = committed;
-              return new Promise((resolve) => reads.push({ value, finish: () => resolve([{ key: 'credentials_version', value: String(value) }, { key: 'data_version', value: '7' }]) }));
-            },
-          }),
-        }),
-      }),
+      selectFrom: () => ({ select: () => ({ where: () => ({ compile: () => ({ sql: 'versions' }) }) }) }),
+      executeQuery: () => {
+        const value = committed;
+        return new Promise((resolve) => reads.push({ value, finish: () => resolve({ rows: [{ key: 'credentials_version', value: String(value) }, { key: 'data_version', value: '7' }] }) }));
+      },
     };
     const read = serviceStateReader(fakeDb as never);
     const first = read();
