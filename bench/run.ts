@@ -32,6 +32,7 @@ import { cpus, totalmem, platform, release } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { uniqueCondition } from './unique-condition.js';
+import { runWrk, wrkAvailable, type LoadResult } from './wrk.js';
 import pg from 'pg';
 import { sql } from 'kysely';
 import { openDatabase } from '../src/db/database.js';
@@ -86,6 +87,7 @@ interface Result {
   ratio?: number;
   /** The scenario's first request, alone and awaited before the warm-up (ms). */
   firstMs: number;
+  loadGenerator: 'wrk' | 'autocannon';
 }
 
 async function ensureDatabase(): Promise<void> {
@@ -226,9 +228,19 @@ function startServer(): Promise<{ child: ChildProcess; url: string; peakRss: () 
 
 let requestCounter = Math.floor(Math.random() * 1e9);
 
-async function drive(url: string, key: string, s: Scenario, seconds: number): Promise<autocannon.Result> {
+/**
+ * Drives a scenario for `seconds` at CONCURRENCY. A scenario that repeats one request is
+ * driven by wrk when LOAD is wrk (bench/wrk.ts: autocannon's own CPU per answer equals the
+ * server's, and they share two cores); one that varies its body needs autocannon's
+ * per-request setup and always uses it.
+ */
+async function drive(url: string, key: string, s: Scenario, seconds: number): Promise<LoadResult & { generator: 'wrk' | 'autocannon' }> {
   const vary = s.vary;
-  return autocannon({
+  if (!vary && (await loadGenerator()) === 'wrk') {
+    const r = await runWrk({ url: `${url}${s.path}`, method: 'POST', headers: { 'api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(s.body), connections: CONCURRENCY, seconds, timeoutSeconds: TIMEOUT_SECONDS });
+    return { ...r, generator: 'wrk' };
+  }
+  const r = await autocannon({
     url: `${url}${s.path}`,
     method: 'POST',
     headers: { 'api-key': key, 'content-type': 'application/json' },
@@ -238,6 +250,22 @@ async function drive(url: string, key: string, s: Scenario, seconds: number): Pr
     timeout: TIMEOUT_SECONDS,
     ...(vary ? { requests: [{ setupRequest: (req: any) => ({ ...req, body: JSON.stringify(vary(requestCounter++)) }) }] } : {}),
   });
+  return { p50: r.latency.p50, p99: r.latency.p99, rps: Math.round(r.requests.average), requests: r.requests.total, errors: r.errors, non2xx: r.non2xx, generator: 'autocannon' };
+}
+
+/** BENCH_LOAD (`wrk` or `autocannon`); by default wrk when it is installed. */
+let chosenLoad: Promise<'wrk' | 'autocannon'> | undefined;
+function loadGenerator(): Promise<'wrk' | 'autocannon'> {
+  chosenLoad ??= (async () => {
+    const asked = process.env.BENCH_LOAD;
+    if (asked !== undefined && asked !== 'wrk' && asked !== 'autocannon') throw new Error(`BENCH_LOAD must be wrk or autocannon, got ${asked}`);
+    const available = await wrkAvailable();
+    if (asked === 'wrk' && !available) throw new Error('BENCH_LOAD=wrk, but wrk is not installed (Debian: apt-get install wrk)');
+    const load = asked ?? (available ? 'wrk' : 'autocannon');
+    log(`repeated scenarios driven by ${load}${available ? '' : ' (wrk is not installed; Debian: apt-get install wrk)'}; first-seen scenarios by autocannon`);
+    return load;
+  })();
+  return chosenLoad;
 }
 
 /**
@@ -334,13 +362,13 @@ async function main(): Promise<void> {
       log(`- ${s.name}: first request ${firstMs} ms; warming up`);
       await drive(url, data.key, s, WARMUP);
       const r = await drive(url, data.key, s, SECONDS);
-      const result: Result = { name: s.name, p50: r.latency.p50, p99: r.latency.p99, rps: Math.round(r.requests.average), requests: r.requests.total, errors: r.errors, non2xx: r.non2xx, firstMs };
+      const result: Result = { name: s.name, p50: r.p50, p99: r.p99, rps: r.rps, requests: r.requests, errors: r.errors, non2xx: r.non2xx, firstMs, loadGenerator: r.generator };
       if (s.floor) {
         result.floorP50 = Number((await floor(s, pool, meta, pre)).toFixed(2));
         result.ratio = result.floorP50 > 0 ? Number((result.p50 / result.floorP50).toFixed(2)) : undefined;
       }
       results.push(result);
-      log(`  p50 ${result.p50} ms, p99 ${result.p99} ms, ${result.rps} req/s${result.floorP50 !== undefined ? `, direct SQL p50 ${result.floorP50} ms (ratio ${result.ratio})` : ''}${result.non2xx ? `, ${result.non2xx} non-2xx!` : ''}${result.errors ? `, ${result.errors} without an answer within ${TIMEOUT_SECONDS} s (autocannon timeout)` : ''}`);
+      log(`  p50 ${result.p50} ms, p99 ${result.p99} ms, ${result.rps} req/s${result.floorP50 !== undefined ? `, direct SQL p50 ${result.floorP50} ms (ratio ${result.ratio})` : ''}${result.non2xx ? `, ${result.non2xx} non-2xx!` : ''}${result.errors ? `, ${result.errors} without an answer within ${TIMEOUT_SECONDS} s (${r.generator} timeout)` : ''}${r.generator === 'wrk' ? ' (wrk)' : ''}`);
     }
     const p0 = results.find((r) => r.name === 'page 0 of size 2000');
     const p999 = results.find((r) => r.name === 'page 999 of size 2000');

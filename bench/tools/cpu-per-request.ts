@@ -69,11 +69,13 @@ for (const mode of modes.length ? modes : ['unique', 'sort']) {
       requests: [{ setupRequest: (req: any) => ({ ...req, body: JSON.stringify(s.body(counter++)) }) }],
     });
   await drive(3); // warm-up
-  const [server0, pg0] = [ticks(pid), postgresTicks()];
+  const [server0, pg0, own0] = [ticks(pid), postgresTicks(), process.cpuUsage()];
   const r = await drive(Number(seconds));
-  const [server1, pg1] = [ticks(pid), postgresTicks()];
+  const [server1, pg1, own1] = [ticks(pid), postgresTicks(), process.cpuUsage(own0)];
   const n = r.requests.total;
   const serverMs = ((server1 - server0) * TICK_MS) / n;
   const pgMs = ((pg1 - pg0) * TICK_MS) / n;
-  console.log(`${mode}: p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, ${Math.round(r.requests.average)} req/s, non-2xx ${r.non2xx}; CPU per request: server ${serverMs.toFixed(3)} ms, PostgreSQL ${pgMs.toFixed(3)} ms, ratio ${(serverMs / pgMs).toFixed(2)}`);
+  // The load generator (autocannon, this process) shares the machine's cores too.
+  const clientMs = (own1.user + own1.system) / 1000 / n;
+  console.log(`${mode}: p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, ${Math.round(r.requests.average)} req/s, non-2xx ${r.non2xx}; CPU per request: server ${serverMs.toFixed(3)} ms, PostgreSQL ${pgMs.toFixed(3)} ms, ratio ${(serverMs / pgMs).toFixed(2)}; load generator ${clientMs.toFixed(3)} ms`);
 }
