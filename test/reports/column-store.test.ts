@@ -144,6 +144,49 @@ for (const engine of engines) {
       });
     }
 
+    test('a new data version: the columns held for the one before load in the background, after the first request\'s own', async () => {
+      const statements: string[] = [];
+      const store = columnStore({ db: held.database.db.withPlugin(recorder(statements)), minRows: 0, waitForLoads: true, loadChunk: 2, textRuns: true });
+      const at = async (version: string, filters: Record<string, string>) => store.count({ ...(await plan(filters)), version });
+      const used = [{ account_acv: '100<->' }, { partner_account_type: 'Customer' }, { account_name: 'acme-?-' }];
+      // Version 1: a column loaded and then pushed out of the budget is not loaded again.
+      const tiny = columnStore({ db: held.database.db.withPlugin(recorder(statements)), minRows: 0, waitForLoads: true, maxBytes: 1 });
+      const expected = await Promise.all(used.map(async (f) => Number(((await countQuery(await plan(f)).execute(held.database.db)).rows[0] as { n: unknown }).n)));
+      for (const f of [{ country: 'US' }, ...used]) await at('1', f);
+      const country = await at('2', { country: 'US' });
+      assert.equal(country, Number(((await countQuery(await plan({ country: 'US' })).execute(held.database.db)).rows[0] as { n: unknown }).n));
+      await store.warmed();
+      const loaded = statements.length;
+      for (const [k, f] of used.entries()) assert.equal(await at('2', f), expected[k], JSON.stringify(f));
+      assert.equal(statements.length, loaded, 'every column in use was loaded for version 2 before it was asked for');
+      // A later version warms again; a late load for an older one (a request that read the
+      // version before an import) does not take its place.
+      await at('3', { number_of_employees: '1<->100000' });
+      await store.warmed();
+      const warmed3 = statements.length;
+      for (const f of used) await at('3', f);
+      assert.equal(statements.length, warmed3, 'version 3 warmed from version 2');
+      await at('2', { recent_open_opp_date: '1<->' });
+      await at('4', { country: 'US' });
+      await store.warmed();
+      const warmed4 = statements.length;
+      for (const f of used) await at('4', f);
+      assert.equal(statements.length, warmed4, 'version 4 warmed from version 3, not from the late load of version 2');
+      // Without a version before, nothing loads ahead of being asked for.
+      const fresh = columnStore({ db: held.database.db.withPlugin(recorder(statements)), minRows: 0, waitForLoads: true, loadChunk: 2 });
+      await fresh.count({ ...(await plan({ country: 'US' })), version: '7' });
+      await fresh.warmed();
+      const asked = statements.length;
+      await fresh.count({ ...(await plan({ account_acv: '100<->' })), version: '7' });
+      assert.ok(statements.length > asked, 'a column nobody used is loaded when it is asked for');
+      // A budget that holds nothing keeps nothing to warm: version 2 loads only what it is asked.
+      for (const f of [{ country: 'US' }, ...used]) await tiny.count({ ...(await plan(f)), version: '1' });
+      await tiny.count({ ...(await plan({ country: 'US' })), version: '2' });
+      const before = statements.length;
+      await tiny.warmed();
+      assert.equal(statements.length, before, 'nothing held, nothing warmed');
+    });
+
     test('the name is held as runs only with a budget of 128 MiB or more', async () => {
       for (const [mb, runs] of [[64, false], [128, true]] as const) {
         const statements: string[] = [];
