@@ -7,8 +7,9 @@
  *      when missing; reused when it already holds this bundle);
  *   3. starts the built server with authentication and a raised rate limit;
  *   4. drives each scenario over HTTP: one request awaited alone (its time is `firstMs`),
- *      then autocannon at concurrency 10 (warm-up, then BENCH_SECONDS seconds), and runs the same SQL directly against PostgreSQL at the
- *      same concurrency (the floor);
+ *      then concurrency 10 (warm-up, then BENCH_SECONDS seconds) from wrk for a repeated
+ *      request when wrk is installed, else from autocannon; and runs the same SQL directly
+ *      against PostgreSQL at the same concurrency (the floor);
  *   5. prints and writes bench/results/<time>.json: p50, p99, requests/s, service/floor
  *      ratio per scenario, import time and rows/s, CSV rows/s, the server's peak RSS.
  *
@@ -16,7 +17,9 @@
  * BENCH_DB (the bench database on that server, default pr_bench), BENCH_BUNDLE (an
  * existing bundle folder to use instead of bench/data/scale-N), BENCH_REUSE=1 (use the
  * data already in BENCH_DB, whatever its bundle), BENCH_SCALE (1000), BENCH_SECONDS (15),
- * BENCH_WARMUP_SECONDS (3), BENCH_ONLY (comma-separated scenario names, `csv`).
+ * BENCH_WARMUP_SECONDS (3), BENCH_ONLY (comma-separated scenario names, `csv`), BENCH_LOAD
+ * (`wrk` or `autocannon` for repeated scenarios; default wrk when installed). wrk's p99
+ * is corrected for coordinated omission (bench/wrk.ts), autocannon's is not.
  *
  * "first seen" scenarios make every request new to the service's caches: each carries an
  * always-true extra condition with a unique term (`state` does not contain `zz<n>`; NULLs
@@ -270,7 +273,7 @@ function loadGenerator(): Promise<'wrk' | 'autocannon'> {
 
 /**
  * One request of the scenario, awaited, before its warm-up: whatever the first request of
- * a data version sets off (a column store load of 4-7 s at 2,000,000 rows, which every
+ * a data version sets off (a column store load of 2-7 s at 2,000,000 rows, which every
  * request needing that column then waits for) ends here and not inside the measured
  * seconds, which a warm-up of fixed length does not ensure. Its time is reported as the
  * scenario's `firstMs`, so the cold cost stays visible.
