@@ -148,7 +148,7 @@ for (const engine of engines) {
       const statements: string[] = [];
       const store = columnStore({ db: held.database.db.withPlugin(recorder(statements)), minRows: 0, waitForLoads: true, loadChunk: 2, textRuns: true });
       const at = async (version: string, filters: Record<string, string>) => store.count({ ...(await plan(filters)), version });
-      const used = [{ account_acv: '100<->' }, { partner_account_type: 'Customer' }, { account_name: 'acme-?-' }];
+      const used: Array<Record<string, string>> = [{ account_acv: '100<->' }, { partner_account_type: 'Customer' }, { account_name: 'acme-?-' }];
       // Version 1: a column loaded and then pushed out of the budget is not loaded again.
       const tiny = columnStore({ db: held.database.db.withPlugin(recorder(statements)), minRows: 0, waitForLoads: true, maxBytes: 1 });
       const expected = await Promise.all(used.map(async (f) => Number(((await countQuery(await plan(f)).execute(held.database.db)).rows[0] as { n: unknown }).n)));
