@@ -199,8 +199,8 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
    * are loaded again for it in the background, so that after an import only the first
    * request of the new version waits for a load (1-7 s at 2,000,000 rows: the bench's
    * `firstMs`), not the first request of every column in use. Started after that request's
-   * own load, so it does not wait for them; held within the same budget, where the old
-   * version's columns are the least recently used and go first. A restart starts empty.
+   * own load, so it does not wait for them, and within the same budget: the old version's
+   * columns are dropped first. A restart starts empty.
    */
   type Spec = { name: string; kind: Kind; type: Column['type'] };
   const inUse = new Map<number, { version: string; columns: Map<string, Spec> }>();
@@ -219,6 +219,10 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
     // Only those still held: together they fit the budget (every column loaded over a
     // version's life may not, and loading them all would evict each other).
     const previous = current ? [...current.columns].filter(([k]) => k !== id && held.has(`${plan.orgId}:${current.version}:${k}`)).map(([, c]) => c) : [];
+    // The version before is let go now, not when the budget pushes it out: no request that
+    // read the new version can use it, and its arrays would otherwise stay beside the
+    // reloads (a request still running on the old version loads what it needs again).
+    if (current) for (const k of current.columns.keys()) held.delete(`${plan.orgId}:${current.version}:${k}`);
     if (previous.length === 0) return;
     const started = new Promise<unknown>((resolve) =>
       // The next turn: columns asked for in one turn are read together (loadColumn).

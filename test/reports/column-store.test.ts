@@ -159,6 +159,9 @@ for (const engine of engines) {
       const loaded = statements.length;
       for (const [k, f] of used.entries()) assert.equal(await at('2', f), expected[k], JSON.stringify(f));
       assert.equal(statements.length, loaded, 'every column in use was loaded for version 2 before it was asked for');
+      // Version 1's columns were let go: a request still on it loads again (and changes nothing).
+      assert.equal(await at('1', used[0]!), expected[0]);
+      assert.ok(statements.length > loaded, 'version 1 is no longer held');
       // A later version warms again; a late load for an older one (a request that read the
       // version before an import) does not take its place.
       await at('3', { number_of_employees: '1<->100000' });
