@@ -127,6 +127,10 @@ export interface ColumnStore {
   warmed(): Promise<void>;
 }
 
+/** A held column's key: which column, as what (`name:kind`), for which organization and data version. */
+const columnId = (name: string, kind: string) => `${name}:${kind}`;
+const heldKey = (orgId: number, version: string, id: string) => `${orgId}:${version}:${id}`;
+
 /** Whether data version `a` is later than `b` (versions are counters; anything else: different). */
 function laterVersion(a: string, b: string): boolean {
   return /^\d+$/.test(a) && /^\d+$/.test(b) ? BigInt(a) > BigInt(b) : a !== b;
@@ -207,7 +211,7 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
   let warming: Promise<unknown> = Promise.resolve();
 
   function rememberHeld(plan: StorePlan, spec: Spec): void {
-    const id = `${spec.name}:${spec.kind}`;
+    const id = columnId(spec.name, spec.kind);
     const current = inUse.get(plan.orgId);
     if (current?.version === plan.version) {
       current.columns.set(id, spec);
@@ -216,13 +220,17 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
     // A late load of an older version (a request that read the version before an import) changes nothing.
     if (current && !laterVersion(plan.version, current.version)) return;
     inUse.set(plan.orgId, { version: plan.version, columns: new Map([[id, spec]]) });
-    // Only those still held: together they fit the budget (every column loaded over a
-    // version's life may not, and loading them all would evict each other).
-    const previous = current ? [...current.columns].filter(([k]) => k !== id && held.has(`${plan.orgId}:${current.version}:${k}`)).map(([, c]) => c) : [];
-    // The version before is let go now, not when the budget pushes it out: no request that
-    // read the new version can use it, and its arrays would otherwise stay beside the
-    // reloads (a request still running on the old version loads what it needs again).
-    if (current) for (const k of current.columns.keys()) held.delete(`${plan.orgId}:${current.version}:${k}`);
+    // Reloaded: only those still held, which together fit the budget (every column loaded
+    // over a version's life may not, and loading them all would evict each other). The
+    // version before is let go now, not when the budget pushes it out: no request that read
+    // the new version can use it, and its arrays would otherwise stay beside the reloads (a
+    // request still running on the old version loads what it needs again).
+    const previous: Spec[] = [];
+    for (const [k, c] of current?.columns ?? []) {
+      const old = heldKey(plan.orgId, current!.version, k);
+      if (k !== id && held.has(old)) previous.push(c);
+      held.delete(old);
+    }
     if (previous.length === 0) return;
     const started = new Promise<unknown>((resolve) =>
       // The next turn: columns asked for in one turn are read together (loadColumn).
@@ -233,7 +241,7 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
   }
 
   async function column(plan: StorePlan, name: string, kind: Kind, type: Column['type'], background = false): Promise<Held | null> {
-    const key = `${plan.orgId}:${plan.version}:${name}:${kind}`;
+    const key = heldKey(plan.orgId, plan.version, columnId(name, kind));
     const hit = held.get(key);
     if (hit) return hit;
     if (refused.has(key)) return null;
