@@ -78,19 +78,15 @@ interface Scenario {
 }
 
 
-interface Result {
+/** What drive() measured, and which load generator measured it. */
+type Measured = LoadResult & { loadGenerator: 'wrk' | 'autocannon' };
+
+interface Result extends Measured {
   name: string;
-  p50: number;
-  p99: number;
-  rps: number;
-  requests: number;
-  errors: number;
-  non2xx: number;
   floorP50?: number;
   ratio?: number;
   /** The scenario's first request, alone and awaited before the warm-up (ms). */
   firstMs: number;
-  loadGenerator: 'wrk' | 'autocannon';
 }
 
 async function ensureDatabase(): Promise<void> {
@@ -237,11 +233,11 @@ let requestCounter = Math.floor(Math.random() * 1e9);
  * server's, and they share two cores); one that varies its body needs autocannon's
  * per-request setup and always uses it.
  */
-async function drive(url: string, key: string, s: Scenario, seconds: number): Promise<LoadResult & { generator: 'wrk' | 'autocannon' }> {
+async function drive(url: string, key: string, s: Scenario, seconds: number): Promise<Measured> {
   const vary = s.vary;
   if (!vary && (await loadGenerator()) === 'wrk') {
     const r = await runWrk({ url: `${url}${s.path}`, method: 'POST', headers: { 'api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(s.body), connections: CONCURRENCY, seconds, timeoutSeconds: TIMEOUT_SECONDS });
-    return { ...r, generator: 'wrk' };
+    return { ...r, loadGenerator: 'wrk' };
   }
   const r = await autocannon({
     url: `${url}${s.path}`,
@@ -253,7 +249,7 @@ async function drive(url: string, key: string, s: Scenario, seconds: number): Pr
     timeout: TIMEOUT_SECONDS,
     ...(vary ? { requests: [{ setupRequest: (req: any) => ({ ...req, body: JSON.stringify(vary(requestCounter++)) }) }] } : {}),
   });
-  return { p50: r.latency.p50, p99: r.latency.p99, rps: Math.round(r.requests.average), requests: r.requests.total, errors: r.errors, non2xx: r.non2xx, generator: 'autocannon' };
+  return { p50: r.latency.p50, p99: r.latency.p99, rps: Math.round(r.requests.average), requests: r.requests.total, errors: r.errors, non2xx: r.non2xx, loadGenerator: 'autocannon' };
 }
 
 /** BENCH_LOAD (`wrk` or `autocannon`); by default wrk when it is installed. */
@@ -365,13 +361,13 @@ async function main(): Promise<void> {
       log(`- ${s.name}: first request ${firstMs} ms; warming up`);
       await drive(url, data.key, s, WARMUP);
       const r = await drive(url, data.key, s, SECONDS);
-      const result: Result = { name: s.name, p50: r.p50, p99: r.p99, rps: r.rps, requests: r.requests, errors: r.errors, non2xx: r.non2xx, firstMs, loadGenerator: r.generator };
+      const result: Result = { name: s.name, ...r, firstMs };
       if (s.floor) {
         result.floorP50 = Number((await floor(s, pool, meta, pre)).toFixed(2));
         result.ratio = result.floorP50 > 0 ? Number((result.p50 / result.floorP50).toFixed(2)) : undefined;
       }
       results.push(result);
-      log(`  p50 ${result.p50} ms, p99 ${result.p99} ms, ${result.rps} req/s${result.floorP50 !== undefined ? `, direct SQL p50 ${result.floorP50} ms (ratio ${result.ratio})` : ''}${result.non2xx ? `, ${result.non2xx} non-2xx!` : ''}${result.errors ? `, ${result.errors} without an answer within ${TIMEOUT_SECONDS} s (${r.generator} timeout)` : ''}${r.generator === 'wrk' ? ' (wrk)' : ''}`);
+      log(`  p50 ${result.p50} ms, p99 ${result.p99} ms, ${result.rps} req/s${result.floorP50 !== undefined ? `, direct SQL p50 ${result.floorP50} ms (ratio ${result.ratio})` : ''}${result.non2xx ? `, ${result.non2xx} non-2xx!` : ''}${result.errors ? `, ${result.errors} without an answer within ${TIMEOUT_SECONDS} s (${r.loadGenerator} timeout)` : ''}${r.loadGenerator === 'wrk' ? ' (wrk)' : ''}`);
     }
     const p0 = results.find((r) => r.name === 'page 0 of size 2000');
     const p999 = results.find((r) => r.name === 'page 999 of size 2000');

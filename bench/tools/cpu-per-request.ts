@@ -1,8 +1,9 @@
 /**
- * CPU per request (first-seen, or repeated with `repeated-*`), split between the server process and PostgreSQL: drives a
- * running server at concurrency 10 with page requests new to every cache (as bench/run.ts
- * does) and reads the CPU time (user + system) that the server's process and every
- * process of the `postgres` user spent meanwhile, from /proc (Linux).
+ * CPU per request, split between the server process and PostgreSQL: drives a running
+ * server at concurrency 10 with page requests new to every cache (as bench/run.ts does),
+ * or with one repeated request (`repeated-*` modes), and reads the CPU time (user +
+ * system) that the server's process, every process of the `postgres` user and this one
+ * (the load generator) spent meanwhile, from /proc (Linux).
  *   node --import tsx bench/tools/cpu-per-request.ts <server url> <api key> <server pid> [seconds=12] [unique|sort|repeated-... ...]
  *
  * On two cores shared by the server, PostgreSQL and the load generator, the service's p50
