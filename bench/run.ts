@@ -7,8 +7,8 @@
  *      when missing; reused when it already holds this bundle);
  *   3. starts the built server with authentication and a raised rate limit;
  *   4. drives each scenario over HTTP: one request awaited alone (its time is `firstMs`),
- *      then concurrency 10 (warm-up, then BENCH_SECONDS seconds) from wrk for a repeated
- *      request when wrk is installed, else from autocannon; and runs the same SQL directly
+ *      then concurrency 10 (warm-up, then BENCH_SECONDS seconds) from wrk when it is
+ *      installed, else from autocannon; and runs the same SQL directly
  *      against PostgreSQL at the same concurrency (the floor);
  *   5. prints and writes bench/results/<time>.json: p50, p99, requests/s, service/floor
  *      ratio per scenario, import time and rows/s, CSV rows/s, the server's peak RSS.
@@ -18,7 +18,7 @@
  * existing bundle folder to use instead of bench/data/scale-N), BENCH_REUSE=1 (use the
  * data already in BENCH_DB, whatever its bundle), BENCH_SCALE (1000), BENCH_SECONDS (15),
  * BENCH_WARMUP_SECONDS (3), BENCH_ONLY (comma-separated scenario names, `csv`), BENCH_LOAD
- * (`wrk` or `autocannon` for repeated scenarios; default wrk when installed). wrk's p99
+ * (`wrk` or `autocannon`; default wrk when installed). wrk's p99
  * is corrected for coordinated omission (bench/wrk.ts), autocannon's is not.
  *
  * "first seen" scenarios make every request new to the service's caches: each carries an
@@ -161,7 +161,7 @@ function scenarios(partnerId: string, partnerIds: string[], rows: number): Scena
     { name: 'first seen: default page + unique condition', path: `${GVA}/records`, body: {}, vary: (n) => ({ filters: uniqueCondition(n) }), floor: { report: 'GLOBAL_VERTICAL_ACCOUNTS', query: {} } },
     { name: 'first seen: exact filter', path: `${GVA}/records`, body: {}, vary: (n) => ({ filters: { country: `DE-,-zz${n}` } }), floor: { report: 'GLOBAL_VERTICAL_ACCOUNTS', query: {} } },
     { name: 'first seen: contains on two columns', path: `${GVA}/records`, body: {}, vary: (n) => ({ filters: { account_name: 'tech-?-', city: 'an-?-', ...uniqueCondition(n) } }), floor: { report: 'GLOBAL_VERTICAL_ACCOUNTS', query: {} } },
-    { name: 'first seen: range on a date and a number', path: `${GVA}/records`, body: {}, vary: (n) => ({ filters: { partner_first_match_date: '1735689600<->1767225600', number_of_employees: `100<->${5000 + n}` } }), floor: { report: 'GLOBAL_VERTICAL_ACCOUNTS', query: {} } },
+    { name: 'first seen: range on a date and a number', path: `${GVA}/records`, body: {}, vary: (n) => ({ filters: { partner_first_match_date: '1735689600<->1767225600', number_of_employees: `100<->${n}` } }), floor: { report: 'GLOBAL_VERTICAL_ACCOUNTS', query: {} } },
     { name: 'first seen: free-text search', path: `${GVA}/records`, body: {}, vary: (n) => ({ search: 'logistics', filters: uniqueCondition(n) }), floor: { report: 'GLOBAL_VERTICAL_ACCOUNTS', query: {} } },
     // Since the tenth session a search term's rows are selected once per data version and
     // kept (column-store.ts probes), so the scenario above pays one selection for
@@ -225,18 +225,25 @@ function startServer(): Promise<{ child: ChildProcess; url: string; peakRss: () 
   });
 }
 
-let requestCounter = Math.floor(Math.random() * 1e9);
+// Numbers of first-seen bodies. From 1e6 up: a range scenario's upper bound is this
+// number, above every stored employee count, so each request selects the same rows.
+let requestCounter = 1e6 + Math.floor(Math.random() * 1e9);
 
 /**
- * Drives a scenario for `seconds` at CONCURRENCY. A scenario that repeats one request is
- * driven by wrk when LOAD is wrk (bench/wrk.ts: autocannon's own CPU per answer equals the
- * server's, and they share two cores); one that varies its body needs autocannon's
- * per-request setup and always uses it.
+ * Drives a scenario for `seconds` at CONCURRENCY, from wrk when LOAD is wrk (bench/wrk.ts:
+ * autocannon's own CPU per answer equals the server's, and they share two cores), else
+ * from autocannon. A first-seen scenario's bodies are numbered from requestCounter either
+ * way, and the counter moves past every number used.
  */
 async function drive(url: string, key: string, s: Scenario, seconds: number): Promise<Measured> {
   const vary = s.vary;
-  if (!vary && (await loadGenerator()) === 'wrk') {
-    const r = await runWrk({ url: `${url}${s.path}`, method: 'POST', headers: { 'api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(s.body), connections: CONCURRENCY, seconds, timeoutSeconds: TIMEOUT_SECONDS });
+  if ((await loadGenerator()) === 'wrk') {
+    const from = requestCounter;
+    const body = vary ? { vary: (n: number) => JSON.stringify(vary(n)), from } : JSON.stringify(s.body);
+    const r = await runWrk({ url: `${url}${s.path}`, method: 'POST', headers: { 'api-key': key, 'content-type': 'application/json' }, body, connections: CONCURRENCY, seconds, timeoutSeconds: TIMEOUT_SECONDS });
+    // wrk counts the requests it completed; its script check and the requests still open
+    // when it stopped used numbers too.
+    if (vary) requestCounter = from + r.requests + r.errors + CONCURRENCY + 1;
     return { ...r, loadGenerator: 'wrk' };
   }
   const r = await autocannon({
@@ -261,7 +268,7 @@ function loadGenerator(): Promise<'wrk' | 'autocannon'> {
     const available = await wrkAvailable();
     if (asked === 'wrk' && !available) throw new Error('BENCH_LOAD=wrk, but wrk is not installed (Debian: apt-get install wrk)');
     const load = asked ?? (available ? 'wrk' : 'autocannon');
-    log(`repeated scenarios driven by ${load}${available ? '' : ' (wrk is not installed; Debian: apt-get install wrk)'}; first-seen scenarios by autocannon`);
+    log(`scenarios driven by ${load}${available ? '' : ' (wrk is not installed; Debian: apt-get install wrk)'}`);
     return load;
   })();
   return chosenLoad;

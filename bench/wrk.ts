@@ -6,8 +6,10 @@
  * autocannon's thread capped a repeated page near 3,500 answers a second however fast the
  * server was (docs/benchmarks.md, seventeenth session).
  *
- * One thread, `connections` connections, the same request every time (a Lua script sets
- * method, headers and body). Its text report is parsed here: wrk has no machine-readable
+ * One thread, `connections` connections, and a Lua script that sets method, headers and
+ * body: the same request every time, or for a first-seen scenario a new body per request
+ * (`vary`: the Lua `request` hook writes a counter into the body's template, so no request
+ * repeats one before it). Its text report is parsed here: wrk has no machine-readable
  * output. Its percentiles are corrected for coordinated omission (a request far slower
  * than the usual interval adds samples for the requests a steady client would have sent
  * meanwhile), so a few stalls weigh more in its p99 than in autocannon's.
@@ -32,7 +34,11 @@ export interface WrkRequest {
   url: string;
   method: string;
   headers: Record<string, string>;
-  body: string;
+  /**
+   * The body; or a new body per request, `vary(n)` for n = from, from + 1, ... (n must
+   * appear in it as written, as its decimal digits: the body is a template over them).
+   */
+  body: string | { vary: (n: number) => string; from: number };
   connections: number;
   seconds: number;
   timeoutSeconds: number;
@@ -82,13 +88,44 @@ export function parseWrk(out: string): LoadResult {
   return { p50: latency('50'), p99: latency('99'), rps: Math.round(rps), requests, errors, non2xx };
 }
 
+// Two numbers no body holds by chance: a body made with one, its digits replaced by the
+// other, must be the body made with the other, or `vary` does more than write n.
+const SENTINELS = [7_391_046_528, 8_205_917_364] as const;
+
+/**
+ * `vary` as the pieces between its n: vary(n) is the pieces joined by n's digits. Throws
+ * when vary(n) is not of that form (n transformed, as in `5000 + n`), since wrk could then
+ * not send what the scenario asks.
+ */
+export function bodyTemplate(vary: (n: number) => string): string[] {
+  const [a, b] = SENTINELS;
+  const pieces = vary(a).split(String(a));
+  if (pieces.length < 2 || pieces.join(String(b)) !== vary(b)) throw new Error(`a varying body must hold its n as written: ${vary(a)}`);
+  return pieces;
+}
+
+/** The Lua body lines: a fixed body, or a `request` hook writing a counter into the template. */
+function bodyScript(body: WrkRequest['body']): string[] {
+  if (typeof body === 'string') return [`wrk.body = ${luaString(body)}`];
+  if (!Number.isSafeInteger(body.from) || body.from < 0 || body.from > 1e13) throw new Error(`vary must start at a whole number below 1e13, got ${body.from}`);
+  // LuaJIT prints a whole number of up to 14 digits as its digits ("%.14g").
+  return [
+    `local pieces = { ${bodyTemplate(body.vary).map(luaString).join(', ')} }`,
+    `local n = ${body.from - 1}`,
+    'request = function()',
+    '  n = n + 1',
+    '  return wrk.format(nil, nil, nil, table.concat(pieces, string.format("%d", n)))',
+    'end',
+  ];
+}
+
 export async function runWrk(r: WrkRequest): Promise<LoadResult> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-wrk-'));
   try {
     const script = join(dir, 'request.lua');
     // Spaces inside the brackets: `t[[[k]]]` would read as a call of t with the string `[k`.
     const headers = Object.entries(r.headers).map(([k, v]) => `wrk.headers[ ${luaString(k)} ] = ${luaString(v)}`);
-    writeFileSync(script, [`wrk.method = ${luaString(r.method)}`, `wrk.body = ${luaString(r.body)}`, ...headers, ''].join('\n'));
+    writeFileSync(script, [`wrk.method = ${luaString(r.method)}`, ...headers, ...bodyScript(r.body), ''].join('\n'));
     const { stdout, stderr } = await run('wrk', ['-t1', `-c${r.connections}`, `-d${r.seconds}s`, `--timeout`, `${r.timeoutSeconds}s`, '--latency', '-s', script, r.url], { maxBuffer: 1 << 20 });
     // A script error is printed, and wrk goes on sending its default GET.
     if (stderr.trim()) throw new Error(`wrk: ${stderr.trim()}`);

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parseWrk, runWrk, wrkAvailable, wrkMs } from '../../bench/wrk.js';
+import { bodyTemplate, parseWrk, runWrk, wrkAvailable, wrkMs } from '../../bench/wrk.js';
 
 const OK = `Running 2s test @ http://127.0.0.1:8091/v1/report-analytics/report/GLOBAL_VERTICAL_ACCOUNTS/records
   1 threads and 10 connections
@@ -62,6 +62,58 @@ test('refused requests are counted, not taken for answers', () => {
 test('a report without its figures is an error', () => {
   assert.throws(() => parseWrk(OK.replace(/^\s+99%.*$/m, '')), /no 99% latency/);
   assert.throws(() => parseWrk(OK.replace(/^Requests\/sec.*$/m, '')), /unexpected wrk output/);
+});
+
+test('a varying body is a template over its number, and one that transforms it is refused', () => {
+  assert.deepEqual(bodyTemplate((n) => JSON.stringify({ search: `q${n}x`, state: `zz${n}q` })), ['{"search":"q', 'x","state":"zz', 'q"}']);
+  assert.throws(() => bodyTemplate((n) => JSON.stringify({ range: `100<->${5000 + n}` })), /must hold its n as written/);
+  assert.throws(() => bodyTemplate(() => '{}'), /must hold its n as written/);
+});
+
+/** A local server that records what each request carried, for wrk to drive. */
+async function recorder(onRequest: (method: string, url: string, headers: NodeJS.Dict<string | string[]>, body: string) => void) {
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+    req.on('end', () => {
+      onRequest(req.method!, req.url!, req.headers, body);
+      res.writeHead(req.method === 'POST' ? 200 : 405).end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+test('wrk sends a new body per request when asked to vary it', async (t) => {
+  if (!(await wrkAvailable())) {
+    console.log('# skipping the varying wrk run: wrk is not installed (Debian: apt-get install wrk)');
+    t.skip('wrk is not installed');
+    return;
+  }
+  const bodies: string[] = [];
+  const other: string[] = [];
+  const server = await recorder((method, url, headers, body) => (method === 'POST' && url === '/v1/x' && headers['api-key'] === 'k]]' ? bodies : other).push(body));
+  try {
+    const from = 1_000_000_007;
+    const vary = (n: number) => JSON.stringify({ filters: { state: `zz${n}q-^-`, name: ']]-?-' } });
+    const r = await runWrk({ url: `http://127.0.0.1:${server.port}/v1/x`, method: 'POST', headers: { 'api-key': 'k]]', 'content-type': 'application/json' }, body: { vary, from }, connections: 3, seconds: 1, timeoutSeconds: 5 });
+    assert.deepEqual(other, []);
+    assert.ok(r.requests > 10 && r.requests <= bodies.length, `${r.requests} requests counted, ${bodies.length} received`);
+    // Every body is vary(n) for a distinct n counted up from `from` (wrk calls the hook once
+    // more, to check the script, before it sends anything).
+    const numbers = bodies.map((b) => Number(/zz(\d+)q/.exec(b)?.[1]));
+    assert.deepEqual(bodies, numbers.map(vary));
+    assert.equal(new Set(numbers).size, numbers.length);
+    assert.ok(Math.min(...numbers) >= from && Math.max(...numbers) <= from + numbers.length + 3, `numbers ${Math.min(...numbers)}..${Math.max(...numbers)} for ${numbers.length} bodies from ${from}`);
+  } finally {
+    await server.close();
+  }
 });
 
 test('wrk repeats the request asked for: method, headers and body', async (t) => {
