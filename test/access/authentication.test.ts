@@ -49,6 +49,8 @@ for (const engine of engines) {
       const good = await hsToken(claims, { iss: 'partner-reports-test', aud: 'reports' });
       const ok = await get({ authorization: `Bearer ${good}` });
       assert.equal(ok.statusCode, 200, ok.body);
+      // The scheme name is case-insensitive (RFC 9110 section 11.1).
+      for (const scheme of ['bearer', 'BEARER']) assert.equal((await get({ authorization: `${scheme} ${good}` })).statusCode, 200, scheme);
       assert.match(String(ok.headers.ratelimit), /^"default";r=\d+;t=\d+$/);
       const bad = [
         await hsToken(claims, { iss: 'partner-reports-test', aud: 'reports', exp: NOW - 1 }),
@@ -117,12 +119,31 @@ for (const engine of engines) {
       const wrongMethod = await f.app.inject({ method: 'GET', url: '/v1/report-analytics/report/GLOBAL_VERTICAL_ACCOUNTS/records', headers: { 'api-key': f.keys.acme } });
       assert.equal(wrongMethod.statusCode, 405);
       assert.equal(wrongMethod.headers.allow, 'POST');
+      // OPTIONS and HEAD are methods too: a known path answers them 405 with Allow, not 404.
+      for (const method of ['OPTIONS', 'HEAD'] as const) {
+        const other = await f.app.inject({ method, url: '/v1/channelecosystem/records', headers: { 'api-key': f.keys.acme } });
+        assert.deepEqual([method, other.statusCode, other.headers.allow], [method, 405, 'POST']);
+      }
+      // HEAD where GET is served is GET without its body.
+      const head = await f.app.inject({ method: 'HEAD', url: URL, headers: { 'api-key': f.keys.acme } });
+      assert.deepEqual([head.statusCode, head.body], [200, '']);
       const ok = await get({ 'api-key': f.keys.acme });
       assert.equal(ok.headers['x-content-type-options'], 'nosniff');
       assert.equal(ok.headers['access-control-allow-origin'], undefined, 'CORS is off by default');
       assert.ok(ok.headers['x-request-id']);
       const echoed = await f.app.inject({ method: 'GET', url: URL, headers: { 'api-key': f.keys.acme, 'x-request-id': 'abc-123' } });
       assert.equal(echoed.headers['x-request-id'], 'abc-123');
+    });
+
+    test('with CORS on, OPTIONS is its preflight, not a 405', async () => {
+      const g = await fixtureApp(engine, { config: { corsOrigins: ['https://bi.example'] } });
+      try {
+        const preflight = await g.app.inject({ method: 'OPTIONS', url: '/v1/channelecosystem/records', headers: { origin: 'https://bi.example', 'access-control-request-method': 'POST' } });
+        assert.equal(preflight.statusCode, 204);
+        assert.equal(preflight.headers['access-control-allow-origin'], 'https://bi.example');
+      } finally {
+        await g.close();
+      }
     });
 
     test('sign-in issues a bearer token; wrong credentials are 401; attempts are limited', async () => {

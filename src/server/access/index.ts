@@ -46,7 +46,8 @@ interface KeptCaller {
   caller: Caller;
 }
 
-const BEARER = /^Bearer\s+([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)$/;
+// The scheme name is case-insensitive (RFC 9110 section 11.1): `bearer` and `BEARER` too.
+const BEARER = /^Bearer\s+([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)$/i;
 
 export async function registerAccess(app: FastifyInstance, options: AccessOptions): Promise<void> {
   const { db } = options.database;

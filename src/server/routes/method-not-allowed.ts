@@ -1,12 +1,14 @@
 /**
  * 405 instead of 404 when the path exists with another method (contract section 1).
  * Fastify answers 404 for any unrouted method, so every registered path gets a
- * catch-all for the methods it does not serve, with an `Allow` header.
+ * catch-all for the methods it does not serve, with an `Allow` header. That includes
+ * HEAD on a path without GET (Fastify answers HEAD wherever GET is served) and OPTIONS.
+ * A CORS preflight (when CORS is on) is answered by @fastify/cors' onRequest hook first.
  */
 import type { FastifyInstance, HTTPMethods } from 'fastify';
 import { ApiError } from '../errors.js';
 
-const METHODS: HTTPMethods[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+const METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
 /** Call before the routes are added; call the returned function after the last one. */
 export function trackRoutesForMethodNotAllowed(app: FastifyInstance): () => void {
@@ -20,7 +22,7 @@ export function trackRoutesForMethodNotAllowed(app: FastifyInstance): () => void
   return () => {
     for (const [url, methods] of byUrl) {
       if (url.startsWith('/docs')) continue;
-      const missing = METHODS.filter((m) => !methods.has(m));
+      const missing = METHODS.filter((m) => !methods.has(m) && !(m === 'HEAD' && methods.has('GET')));
       if (!missing.length) continue;
       const allow = [...methods].filter((m) => m !== 'HEAD').join(', ');
       app.route({
