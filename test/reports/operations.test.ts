@@ -75,6 +75,9 @@ for (const engine of engines) {
       assert.deepEqual([arr.source, arr.columnClassification, arr.isPartnerData, arr.type, arr.title], ['custom', 'CUSTOM_CRM_OBJECT', false, 'currency', 'ARR']);
       const partner: any = byKey.get('partner_account_name');
       assert.deepEqual([partner.source, partner.columnClassification, partner.isPartnerData], [null, null, true]);
+      // Only the specification's value types (spec 2.3): a public id is a string there.
+      assert.equal((byKey.get('partnerOrgPublicId') as any)?.type, 'string');
+      for (const c of columns as any[]) assert.ok(['string', 'number', 'currency', 'date', 'boolean', 'name', 'email', 'title', 'phone'].includes(c.type), `${c.key}: ${c.type}`);
       for (const c of columns as any[]) {
         if (c.isPartnerData) assert.deepEqual([c.source, c.columnClassification], [null, null], c.key);
         else assert.ok(['standard', 'custom'].includes(c.source), c.key);

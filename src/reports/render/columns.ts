@@ -36,7 +36,9 @@ export function columnMetadata(columns: readonly Column[]): ColumnMetadata[] {
     return {
       title: c.title,
       key: c.key,
-      type: c.type,
+      // `uuid` is the catalog's own refinement of string (its filter rules); the
+      // specification's types (2.3) name it string.
+      type: c.type === 'uuid' ? 'string' : c.type,
       active: true,
       isPartnerData: partner,
       isHidden: c.hidden ?? false,
