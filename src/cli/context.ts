@@ -1,6 +1,7 @@
 /** Shared set-up of the subcommands: configuration from the environment, the database. */
 import { loadConfig, type Config } from '../config.js';
 import { openDatabase, type Database } from '../db/database.js';
+import { controlSocketPath, forwardToServer, type Output } from './control-client.js';
 
 export async function openFromEnv(overrides: Partial<Config> = {}): Promise<{ config: Config; database: Database }> {
   const config = { ...loadConfig(), ...overrides };
@@ -16,4 +17,28 @@ export async function withDatabase<T>(fn: (ctx: { config: Config; database: Data
   } finally {
     await ctx.database.close();
   }
+}
+
+/** What a database operation of the command line runs with, here or inside a server. */
+export interface OperationContext extends Output {
+  config: Config;
+  database: Database;
+  /** Run by the command's own process, which may draw on its terminal (not inside a server). */
+  interactive: boolean;
+}
+
+/** An operation on the database: its arguments are JSON, so a server can run it (control-server.ts). */
+export type Operation<A> = (ctx: OperationContext, args: A) => Promise<void>;
+
+const processOutput: Output = { out: (text) => process.stdout.write(text), err: (text) => process.stderr.write(text) };
+
+/**
+ * Runs a named database operation of the command line: inside the server that holds the
+ * embedded database's DATA_DIR when one does (control-client.ts explains why), else here
+ * on a database opened for it.
+ */
+export async function runOperation<A>(name: string, args: A, operation: Operation<A>): Promise<void> {
+  const config = loadConfig();
+  if (!config.databaseUrl && config.dataDir !== 'memory://' && (await forwardToServer(controlSocketPath(config.dataDir), name, args, processOutput))) return;
+  await withDatabase(({ database }) => operation({ config, database, interactive: true, ...processOutput }, args));
 }

@@ -7,7 +7,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { loadConfig } from '../config.js';
 import { openFromEnv } from './context.js';
+import { assertDataDirFree, startWithOperations } from './control-server.js';
 import { CliFailure } from './failure.js';
 import { startServer } from '../server/server.js';
 import { createApiKey } from '../server/access/api-keys.js';
@@ -18,6 +20,7 @@ export async function startCommand(options: { port?: number; host?: string }): P
   const overrides: { port?: number; host?: string } = {};
   if (options.port !== undefined) overrides.port = options.port;
   if (options.host !== undefined) overrides.host = options.host;
+  await assertDataDirFree({ ...loadConfig(), ...overrides });
   const { config, database } = await openFromEnv(overrides);
   const where = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `the embedded database in ${config.dataDir}`;
   const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -39,7 +42,7 @@ export async function startCommand(options: { port?: number; host?: string }): P
     key = (await createApiKey(database.db, { orgId: org.id, userId: user.id, name: 'demo (npm start)' })).key;
   }
 
-  const server = await startServer(config, database);
+  const server = await startWithOperations(config, database, (beforeStop) => startServer(config, database, { beforeStop }));
   const base = server.url.replace('[::1]', 'localhost');
   if (key) {
     say('');

@@ -116,8 +116,11 @@ async function openPglite(options: DatabaseOptions): Promise<Database> {
   return {
     db,
     engine: 'pglite',
+    // Through Kysely's one connection, so it waits its turn like every other statement: a
+    // transaction holds that connection (an import run by the server for the command
+    // line), and PGlite's one session would otherwise run this inside it.
     async arrays(query) {
-      return (await client.query<unknown[]>(query.sql, query.parameters as unknown[], { rowMode: 'array' })).rows;
+      return db.getExecutor().provideConnection(async () => (await client.query<unknown[]>(query.sql, query.parameters as unknown[], { rowMode: 'array' })).rows);
     },
     async ping() {
       await sql`select 1`.execute(db);

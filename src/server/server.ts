@@ -14,13 +14,20 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-export async function startServer(config: Config, database: Database, opts: { handleSignals?: boolean } = {}): Promise<RunningServer> {
+export interface StartOptions {
+  handleSignals?: boolean;
+  /** Runs first when the server stops (the command line's control socket closes there). */
+  beforeStop?: () => Promise<void>;
+}
+
+export async function startServer(config: Config, database: Database, opts: StartOptions = {}): Promise<RunningServer> {
   limitHeapGrowth(config.heapGrowthPercent);
   const app = await buildApp({ config, database });
   const url = await app.listen({ port: config.port, host: config.host });
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
+      await opts.beforeStop?.();
       await app.close();
       await database.close();
     })();

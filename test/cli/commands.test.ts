@@ -105,3 +105,52 @@ for (const engine of engines) {
     });
   });
 }
+
+test('beside a server holding the embedded database, the commands run inside it and take effect at once', async () => {
+  const env: NodeJS.ProcessEnv = { DATA_DIR: tmp('pr-cli-held-'), DATABASE_URL: '' };
+  assert.equal(cli(env, 'import', writeSmallBundle(tmp('pr-cli-held-good-'))).status, 0);
+  const port = 19_000 + Math.floor(Math.random() * 900);
+  const server = spawn(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', 'serve', '--port', String(port)], { cwd: root, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: 'ignore' });
+  const exited = new Promise<number | null>((resolve) => server.on('exit', (code) => resolve(code)));
+  // spawnSync would block this process's event loop, not the server's: the commands run beside it.
+  const run = (...args: string[]) =>
+    new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', ...args], { cwd: root, env: { ...process.env, LOG_LEVEL: 'warn', ...env } });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+      child.on('exit', (status) => resolve({ status, stdout, stderr }));
+    });
+  const events = (key: string) => fetch(`http://127.0.0.1:${port}/v1/attribution/event-types`, { headers: { 'api-key': key } }).then((r) => r.status);
+  try {
+    for (let i = 0; i < 100 && !(await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined)); i++) await new Promise((r) => setTimeout(r, 200));
+
+    const created = await run('keys', 'create', '--org', ORG.ACME, '--user', USERS.ACME_ADMIN, '--name', 'beside');
+    assert.equal(created.status, 0, created.stderr);
+    const key = created.stdout.trim().split('\n').at(-1)!;
+    assert.equal(await events(key), 200, 'a key created beside the server works at once');
+    const keyId = /^([0-9a-f-]{36})\tbeside/m.exec((await run('keys', 'list', '--org', ORG.ACME)).stdout)![1]!;
+    assert.equal((await run('keys', 'revoke', keyId)).status, 0);
+    assert.equal(await events(key), 401, 'a key revoked beside the server is refused at once');
+
+    // A failure in the server comes back as the command's own: message and exit status.
+    const unknown = await run('keys', 'create', '--org', ORG.ACME, '--user', 'nobody@acme.test');
+    assert.deepEqual([unknown.status, /no user nobody@acme\.test/.test(unknown.stderr)], [1, true]);
+    const bad = await run('import', writeSmallBundle(tmp('pr-cli-held-bad-'), { users: [...BUNDLE.users!, { org: ORG.ACME, email: 'x@acme.test' }] }));
+    assert.equal(bad.status, 1);
+    assert.match(bad.stderr, /users\.ndjson:\d+: name: missing required field/);
+    const again = await run('import', writeSmallBundle(tmp('pr-cli-held-again-')));
+    assert.equal(again.status, 0, again.stderr);
+    assert.match(again.stdout, /data version 2/);
+
+    const second = await run('serve', '--port', String(port + 1));
+    assert.equal(second.status, 1);
+    assert.match(second.stderr, /another partner-reports server holds the embedded database/);
+  } finally {
+    server.kill('SIGTERM');
+  }
+  assert.equal(await exited, 0, 'graceful shutdown exits 0');
+  // What the server wrote is what is on disk after it stops: the revocation stayed.
+  assert.match(cli(env, 'keys', 'list', '--org', ORG.ACME).stdout, /\tbeside\t\S+\t\S+\t\S+\t\S+\t20\d\d-/);
+});

@@ -1,0 +1,116 @@
+/**
+ * The server half of control-client.ts: while `serve` or `start` holds the embedded
+ * database's DATA_DIR, the command line's database operations (import, keys, users) run
+ * here, on the server's own database, and their output streams back as JSON lines.
+ *
+ * The socket is a Unix socket readable and writable by the server's user only (mode
+ * 0600): whoever may use it may also open DATA_DIR's files, so it grants nothing more.
+ */
+import { chmodSync, existsSync, unlinkSync } from 'node:fs';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { Config } from '../config.js';
+import type { Database } from '../db/database.js';
+import type { Operation } from './context.js';
+import { controlSocketPath, serverListening, type ControlMessage } from './control-client.js';
+import { CliFailure } from './failure.js';
+import { importOperation } from './import.js';
+import { keysCreate, keysList, keysRevoke } from './keys.js';
+import { usersSetPassword } from './users.js';
+
+const OPERATIONS: Record<string, Operation<any>> = {
+  import: importOperation,
+  'keys.create': keysCreate,
+  'keys.list': keysList,
+  'keys.revoke': keysRevoke,
+  'users.set-password': usersSetPassword,
+};
+
+interface ControlSocket {
+  close(): Promise<void>;
+}
+
+/** The embedded database in a folder, the only case that needs a control socket. */
+export const holdsDataDir = (config: Config): boolean => !config.databaseUrl && config.dataDir !== 'memory://';
+
+/**
+ * Refuses to start a second server on a DATA_DIR that one already holds (both would
+ * write the same files). Call before opening the database.
+ */
+export async function assertDataDirFree(config: Config): Promise<void> {
+  if (holdsDataDir(config) && (await serverListening(controlSocketPath(config.dataDir)))) {
+    throw new CliFailure(`another partner-reports server holds the embedded database in ${config.dataDir}; stop it first (its commands can run beside it: import, keys, users)`);
+  }
+}
+
+async function readJson(req: IncomingMessage): Promise<{ name?: unknown; args?: unknown }> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return JSON.parse(Buffer.concat(chunks).toString('utf8')) as { name?: unknown; args?: unknown };
+}
+
+const log = (err: unknown) => process.stderr.write(`partner-reports: a command run in the server failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+
+/**
+ * Starts a server (`start`, given the control socket's close to run when it stops) with
+ * the command line's operations served beside it; the socket closes if the start fails.
+ */
+export async function startWithOperations<T>(config: Config, database: Database, start: (beforeStop: () => Promise<void>) => Promise<T>): Promise<T> {
+  const control = await listenForOperations(config, database);
+  try {
+    return await start(() => control.close());
+  } catch (e) {
+    await control.close();
+    throw e;
+  }
+}
+
+/** Listens for operations on DATA_DIR's control socket (nothing when the database is PostgreSQL or in memory). */
+async function listenForOperations(config: Config, database: Database): Promise<ControlSocket> {
+  if (!holdsDataDir(config)) return { close: async () => {} };
+  const path = controlSocketPath(config.dataDir);
+  // A socket that no server answers on was left by one that stopped without removing it.
+  if (existsSync(path)) {
+    if (await serverListening(path)) throw new CliFailure(`another partner-reports server holds the embedded database in ${config.dataDir}`);
+    unlinkSync(path);
+  }
+  const server = createServer((req, res) => {
+    if (req.method === 'GET' && req.url === '/health') return void res.writeHead(204).end();
+    if (req.method !== 'POST' || req.url !== '/operations') return void res.writeHead(404).end();
+    void (async () => {
+      let request: { name?: unknown; args?: unknown };
+      try {
+        request = await readJson(req);
+      } catch {
+        return void res.writeHead(400).end();
+      }
+      const operation = typeof request.name === 'string' ? OPERATIONS[request.name] : undefined;
+      if (!operation) return void res.writeHead(404).end();
+      res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+      const send = (m: ControlMessage) => res.write(`${JSON.stringify(m)}\n`);
+      try {
+        await operation({ config, database, interactive: false, out: (text) => send({ out: text }), err: (text) => send({ err: text }) }, request.args);
+        send({ exit: 0 });
+      } catch (e) {
+        if (e instanceof CliFailure) send({ exit: e.exitCode, message: e.message });
+        else {
+          log(e);
+          send({ exit: 1, message: `the command failed in the server: ${e instanceof Error ? e.message : String(e)}` });
+        }
+      }
+      res.end();
+    })();
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(path, () => resolve());
+  });
+  chmodSync(path, 0o600);
+  return {
+    close: () =>
+      new Promise<void>((resolve) => {
+        // Node removes the socket file when the server closes.
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
