@@ -58,6 +58,8 @@ export interface Plan {
   explicitColumns: boolean;
   /** Matched accounts: the partner whose fields fill `partnerFields`. */
   partner?: PartnerMeta;
+  /** Filter values: the column whose values are listed (`excludeFilterOn` resolved, aliases included). */
+  filterField?: Column;
 }
 
 export interface ChannelOptions {
@@ -74,8 +76,19 @@ export interface PlanInput {
   /** Seconds since the epoch ("last N days" counts back from here). */
   nowSeconds: number;
   channel?: ChannelOptions;
-  /** For filter values: this column's own filter is left out (contract section 4). */
+  /**
+   * For filter values: the column listed (query `filterField`). It must be a column of the
+   * report, and a filter on it is validated like any other but not applied, so a filter UI
+   * can offer more values for a column already filtered (contract section 4).
+   */
   excludeFilterOn?: string;
+  /**
+   * Filter values and columns accept `{}` for every report (contract sections 4 and 5):
+   * an attribution report without a context then ranges over all of the caller's rows
+   * (every connected partner, every event type, no date window). A context that is given
+   * is validated as always. Records, download and dashboard leave this unset.
+   */
+  contextOptional?: boolean;
 }
 
 const SQL_TYPE: Record<ColumnType, string> = {
@@ -159,13 +172,23 @@ export function buildPlan(input: PlanInput): Plan {
     if (mt !== undefined && mt !== 'ALL_PARTNER_ORGS' && mt !== 'MUTUAL') errors.push({ field: 'matchingType', message: `must be ALL_PARTNER_ORGS or MUTUAL, got ${JSON.stringify(mt)}` });
     if (mt === 'MUTUAL') scope.mutualOnly = true;
   }
-  if (report.context !== 'none') Object.assign(scope, planContext(report, body.context, meta, input.nowSeconds, errors));
+  if (report.context !== 'none' && !(body.context === undefined && input.contextOptional)) {
+    Object.assign(scope, planContext(report, body.context, meta, input.nowSeconds, errors));
+  }
 
   const columns: Column[] = [...report.columns, ...customColumns(report, meta), ...(partner ? partnerColumns(partner, meta) : [])];
   const byKey = new Map(columns.map((c) => [c.key, c]));
   const aliases = report.aliases ?? {};
   const resolve = (key: string): Column | undefined => byKey.get(aliases[key] ?? key);
   const validKeys = () => [...columns.map((c) => c.key), ...Object.keys(aliases)].join(', ');
+
+  // The filter-values column, resolved here so that an unknown one is reported with the
+  // other problems of the request.
+  let excluded: Column | undefined;
+  if (input.excludeFilterOn !== undefined) {
+    excluded = resolve(input.excludeFilterOn);
+    if (!excluded) errors.push({ field: 'filterField', message: `unknown column "${input.excludeFilterOn}"; columns of ${report.id}: ${validKeys()}` });
+  }
 
   // Filters.
   const filters: FilterPlan[] = [];
@@ -176,7 +199,6 @@ export function buildPlan(input: PlanInput): Plan {
       errors.push({ field, message: `unknown column "${key}"; filterable columns of ${report.id}: ${validKeys()}` });
       continue;
     }
-    if (key === input.excludeFilterOn || column.key === input.excludeFilterOn) continue;
     const operation = operationOf(raw);
     if (!OPERATIONS_BY_TYPE[column.type].includes(operation)) {
       errors.push({ field, message: `column "${key}" is ${column.type}: it supports ${describeOperations(column.type)}, not ${OPERATION_NAMES[operation]}` });
@@ -194,6 +216,8 @@ export function buildPlan(input: PlanInput): Plan {
     const filter = parsed.filter.operation === 'range' && column.type === 'date'
       ? { ...parsed.filter, min: epochBound(parsed.filter.min, 'min'), max: epochBound(parsed.filter.max, 'max') }
       : parsed.filter;
+    // Validated above like any filter (a bad one is a 400 here as on /records), not applied.
+    if (column === excluded) continue;
     filters.push({ column, filter });
   }
 
@@ -244,6 +268,7 @@ export function buildPlan(input: PlanInput): Plan {
     explicitColumns: body.columns !== undefined,
   };
   if (partner) plan.partner = partner;
+  if (excluded) plan.filterField = excluded;
   return plan;
 }
 

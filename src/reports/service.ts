@@ -7,12 +7,12 @@ import type { Readable } from 'node:stream';
 import { sql, type RawBuilder } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { Caller } from '../server/access/caller.js';
-import { badRequest, notFound, type FieldError } from '../server/errors.js';
+import { notFound, type FieldError } from '../server/errors.js';
 import { findReport, filterTypeOf, type ReportDefinition, type ReportId } from './catalog/index.js';
 import { loadOrgMetadata, type OrgMetadata } from './metadata.js';
 import { LRUCache } from 'lru-cache';
 import { cached, cacheKey, jsonText, memoryFigureCache, singleFlight, type FigureCache, type JsonText } from './cache.js';
-import { buildPlan, customColumns, type ChannelOptions, type Plan } from './plan.js';
+import { buildPlan, customColumns, type ChannelOptions, type Plan, type PlanInput } from './plan.js';
 import { batchQuery, boundariesQuery, dictionaryValuesQuery, distinctValuesQuery, isAllRows, isWholeTable, matchesNothing, rangeQuery, ridsQuery, sortKeys, type QueryPlan } from './query.js';
 import { accelerate, countStatement, isDictionaryCount, pageStatement } from './direct-sql.js';
 import { resolveDictionaryFilters } from './dictionary-filters.js';
@@ -116,6 +116,9 @@ export interface ReportService {
   standardColumns(report: ReportDefinition, caller: Caller): Promise<ColumnMetadata[]>;
 }
 
+/** What an operation adds to the request when it plans (filter values, `{}` accepted). */
+type PlanOptions = Pick<PlanInput, 'excludeFilterOn' | 'contextOptional'>;
+
 /** A plan with its data version, what is precomputed for its organization and the accelerations that follow. */
 type ServicePlan = QueryPlan & {
   version: string;
@@ -189,22 +192,22 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
   /** A page's rows as arrays in select-list order (render/rows.ts writes them as JSON). */
   const runRows = (query: RawBuilder<unknown>): Promise<unknown[][]> => deps.database.arrays(query.compile(db));
 
-  async function plan(call: ReportCall, paging: Paging, excludeFilterOn?: string): Promise<ServicePlan> {
+  async function plan(call: ReportCall, paging: Paging, options: PlanOptions = {}): Promise<ServicePlan> {
     const started = performance.now();
     try {
-      return await planUntimed(call, paging, excludeFilterOn);
+      return await planUntimed(call, paging, options);
     } finally {
       if (call.timing) call.timing.plan += performance.now() - started;
     }
   }
 
-  async function planUntimed(call: ReportCall, paging: Paging, excludeFilterOn?: string): Promise<ServicePlan> {
+  async function planUntimed(call: ReportCall, paging: Paging, options: PlanOptions): Promise<ServicePlan> {
     const def = report(call.reportId, call.channel ? 'channel' : 'analytics');
     const version = call.dataVersion ?? (await dataVersion());
     const [meta, pre] = await Promise.all([metadata(call.caller, version), precomputed(call.caller.orgId, version)]);
     const nowSeconds = Math.floor(deps.clock() / 1000);
     const input = { report: def, meta, body: parseReportBody(call.body), paging, nowSeconds };
-    const { plan: built, validity } = await pinWindows(buildPlan({ ...input, ...(call.channel ? { channel: call.channel } : {}), ...(excludeFilterOn ? { excludeFilterOn } : {}) }), version, nowSeconds);
+    const { plan: built, validity } = await pinWindows(buildPlan({ ...input, ...(call.channel ? { channel: call.channel } : {}), ...options }), version, nowSeconds);
     call.windowsInEffect?.(validity);
     const accelerated = accelerate(Object.assign(built, { version, pre, requested: built.filters }), pre);
     const key = `${call.caller.orgId}:${version}`;
@@ -306,10 +309,10 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
       const filterSearch = call.query.filterSearch;
       if (filterSearch !== undefined && typeof filterSearch !== 'string') errors.push({ field: 'filterSearch', message: 'must be given once, as a string' });
       throwIfErrors(errors);
-      const p = await plan(call, { ...pg, sort: [] }, field as string);
-      const aliases = p.report.aliases ?? {};
-      const column = p.columns.find((c) => c.key === (aliases[field as string] ?? field));
-      if (!column) throw badRequest('filterField', `unknown column "${String(field)}"; columns of ${p.report.id}: ${p.columns.map((c) => c.key).join(', ')}`);
+      // `sort` is validated as on /records (contract section 2); the values keep their
+      // documented ascending order (their queries read no sort).
+      const p = await plan(call, pg, { excludeFilterOn: field as string, contextOptional: true });
+      const column = p.filterField!; // the planner refused a filterField that is no column
       const key = cacheKey('values', p.orgId, p.version, [rowsKey(p), column.key, filterSearch ?? '', pg.page, pg.size]);
       return cached(cache, key, async () => {
         const table = p.pre.tables.get(p.report.table);
@@ -339,7 +342,7 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
     },
 
     async columns(call) {
-      const p = await plan(call, { page: 0, size: 1, sort: [] });
+      const p = await plan(call, { page: 0, size: 1, sort: [] }, { contextOptional: true });
       return columnMetadata(p.columns);
     },
 

@@ -166,6 +166,7 @@ export const FilterDataQuerySchema = Type.Object(
     filterSearch: Type.Optional(Type.String({ description: 'keep only values containing this text (case-insensitive)' })),
     page: Type.Optional(Type.String()),
     size: Type.Optional(Type.String()),
+    sort: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())], { description: 'validated as on /records (contract section 2); the values keep their ascending order' })),
   },
   { additionalProperties: true },
 );

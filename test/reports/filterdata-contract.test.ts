@@ -1,0 +1,117 @@
+/**
+ * Contract sections 2, 4 and 5 on `/filterdata` and `/columns`: `{}` is accepted for every
+ * report (a given context is still validated and narrows), `sort` is validated as on
+ * `/records`, and the filter on `filterField` is validated but not applied.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { engines } from '../helpers/engines.js';
+import { fixtureApp, type FixtureApp } from '../helpers/fixture-app.js';
+import { ORG } from '../fixtures/small-bundle.js';
+
+const R = '/v1/report-analytics/report';
+const GVA = `${R}/GLOBAL_VERTICAL_ACCOUNTS`;
+const ATTRIBUTION = ['ATTRIBUTION_EVENTS', 'PIPELINE_ATTRIBUTION_SUMMARY', 'PIPELINE_ATTRIBUTION_DETAIL'] as const;
+/** A string and a number column of each attribution report. */
+const FIELDS: Record<(typeof ATTRIBUTION)[number], { text: string; range: string }> = {
+  ATTRIBUTION_EVENTS: { text: 'event_name', range: 'event_date' },
+  PIPELINE_ATTRIBUTION_SUMMARY: { text: 'opp_name', range: 'total_attribution_events' },
+  PIPELINE_ATTRIBUTION_DETAIL: { text: 'event_name', range: 'number_days_to_new_opp' },
+};
+const CONNECTED = [ORG.ALPHA, ORG.BETA, ORG.GAMMA];
+
+for (const engine of engines) {
+  describe(`filterdata and columns contract on ${engine.name}`, () => {
+    let f: FixtureApp;
+    /** Every connected partner and every event type: the widest context a caller can give. */
+    let everything: { partnerPublicIds: string[]; eventTypeCodes: string[] };
+    before(async () => {
+      f = await fixtureApp(engine);
+      const types = (await f.call('GET', '/v1/attribution/event-types')).json() as Array<{ code: string }>;
+      everything = { partnerPublicIds: CONNECTED, eventTypeCodes: types.map((t) => t.code) };
+    });
+    after(() => f.close());
+
+    const values = async (url: string, body: object) => (await f.ok(url, body)).content.map((c: any) => c.filterData);
+    const fields = (problem: { errors?: Array<{ field: string }> }) => (problem.errors ?? []).map((e) => e.field).sort();
+
+    test('filterdata accepts {} on the attribution reports: values over every connected partner and event type', async () => {
+      for (const report of ATTRIBUTION) {
+        const { text, range } = FIELDS[report];
+        const url = (field: string) => `${R}/${report}/filterdata?filterField=${field}&size=2000`;
+        const all = await values(url(text), {});
+        assert.ok(all.length > 0, report);
+        assert.deepEqual(all, await values(url(text), { context: everything }), `${report} ${text}`);
+        assert.deepEqual((await f.ok(url(range), {})).content, (await f.ok(url(range), { context: everything })).content, `${report} ${range}`);
+        // A context that is given still narrows the values ...
+        const gamma = await values(url(text), { context: { ...everything, partnerPublicIds: [ORG.GAMMA] } });
+        assert.ok(gamma.length < all.length && gamma.every((v: string) => all.includes(v)), `${report}: ${gamma} within ${all}`);
+        // ... and is still validated exactly as on /records.
+        assert.deepEqual(fields(await f.problem(url(text), { context: {} })), ['context.eventTypeCodes', 'context.partnerPublicIds'], report);
+        const bad = await f.problem(url(text), { context: { partnerPublicIds: [ORG.EPSILON], eventTypeCodes: ['NOPE'] } });
+        assert.deepEqual(fields(bad), ['context.eventTypeCodes[0]', 'context.partnerPublicIds[0]'], report);
+      }
+      // Neither a disconnected partner's event nor another organization's is offered.
+      const names = await values(`${R}/ATTRIBUTION_EVENTS/filterdata?filterField=event_name`, {});
+      assert.ok(names.includes('List one') && names.includes('Same day'), String(names));
+      assert.ok(!names.includes('Disconnected partner') && !names.includes('Other secret event'), String(names));
+    });
+
+    test('columns accepts {} on the attribution reports; a given context is still validated', async () => {
+      for (const report of ATTRIBUTION) {
+        const columns = await f.ok(`${R}/${report}/columns`, {});
+        assert.ok(columns.length > 0, report);
+        assert.deepEqual(columns, await f.ok(`${R}/${report}/columns`, { context: everything }), report);
+        assert.deepEqual(fields(await f.problem(`${R}/${report}/columns`, { context: { eventTypeCodes: ['NOPE'] } })), ['context.eventTypeCodes[0]', 'context.partnerPublicIds'], report);
+      }
+    });
+
+    test('records, download and dashboard still require the context', async () => {
+      for (const report of ATTRIBUTION) {
+        for (const op of ['records', 'download', 'dashboard']) {
+          assert.deepEqual(fields(await f.problem(`${R}/${report}/${op}`, {})), ['context'], `${report}/${op}`);
+        }
+      }
+    });
+
+    test('filterdata validates sort as /records does, and keeps the values ascending', async () => {
+      for (const sort of ['nope', 'city,up', 'city,asc&sort=bogus,desc']) {
+        const records = await f.problem(`${GVA}/records?sort=${sort}`, {});
+        const filterdata = await f.problem(`${GVA}/filterdata?filterField=city&sort=${sort}`, {});
+        assert.deepEqual(filterdata.errors, records.errors, sort);
+        assert.deepEqual(fields(filterdata), ['sort'], sort);
+      }
+      const plain = await f.ok(`${GVA}/filterdata?filterField=city`, {});
+      assert.deepEqual(await f.ok(`${GVA}/filterdata?filterField=city&sort=city,desc&sort=account_name`, {}), plain, 'a valid sort changes nothing');
+      // Reported together with the other problems of the request.
+      const together = await f.problem(`${GVA}/filterdata?filterField=city&sort=nope`, { filters: { account_acv: 'abc', nope: 'x' } });
+      assert.deepEqual(fields(together), ['filters.account_acv', 'filters.nope', 'sort']);
+      assert.deepEqual(fields(await f.problem(`${GVA}/filterdata?filterField=bogus&sort=nope`, {})), ['filterField', 'sort']);
+    });
+
+    test('filterdata validates the filter on filterField like /records, but does not apply it', async () => {
+      const body = { filters: { account_acv: 'abc' } };
+      const records = await f.problem(`${GVA}/records`, body);
+      const filterdata = await f.problem(`${GVA}/filterdata?filterField=account_acv`, body);
+      assert.deepEqual(filterdata.errors, records.errors);
+      assert.deepEqual(fields(filterdata), ['filters.account_acv']);
+      const unsupported = { filters: { city: '1<->2' } };
+      assert.deepEqual((await f.problem(`${GVA}/filterdata?filterField=city`, unsupported)).errors, (await f.problem(`${GVA}/records`, unsupported)).errors);
+      // A valid one is still left out.
+      const range = await f.ok(`${GVA}/filterdata?filterField=account_acv`, {});
+      assert.deepEqual(await f.ok(`${GVA}/filterdata?filterField=account_acv`, { filters: { account_acv: '0<->1' } }), range);
+      const cities = await values(`${GVA}/filterdata?filterField=city`, {});
+      assert.deepEqual(await values(`${GVA}/filterdata?filterField=city`, { filters: { city: cities[0] } }), cities);
+    });
+
+    test('channel filterdata: the filter on filterField is left out when either names it by an alias', async () => {
+      const body = (filters: object) => ({ channelReportType: 'PARTNER_ORG_CONNECTED_PARTNER_ORGS', filters });
+      const url = `/v1/channelecosystem/filterdata?filterField=partnerOrgName`;
+      const all = await values(url, body({}));
+      assert.equal(all.length, 3);
+      assert.deepEqual(await values(url, body({ partnerName: 'Alpha Partners' })), all);
+      assert.deepEqual(await values(`/v1/channelecosystem/filterdata?filterField=partnerName`, body({ partnerOrgName: 'Alpha Partners' })), all);
+      assert.deepEqual(fields(await f.problem(url, body({ partnerName: 'x-?-', partnerOrgName: 'a<->b' }))), ['filters.partnerOrgName']);
+    });
+  });
+}
