@@ -11,7 +11,7 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, ty
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
-import { ApiError, problemBody, unavailable, validationError, type FieldError } from './errors.js';
+import { ApiError, MAX_FIELD_LENGTH, problemBody, unavailable, validationError, type FieldError } from './errors.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerDocs } from './docs.js';
 import { registerAccess, type AccessOptions } from './access/index.js';
@@ -88,9 +88,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   app.addHook('preValidation', async (request) => {
     if (request.method === 'POST' && request.body === undefined) (request as { body: unknown }).body = {};
-    // PostgreSQL text cannot hold NUL; refuse it up front with the field that had it.
-    const nul = findNul(request.body, 'body') ?? findNul(request.query, 'query');
-    if (nul) throw validationError([{ field: nul, message: 'must not contain the NUL character (\\u0000)' }]);
+    // PostgreSQL text cannot hold NUL; refuse it up front, naming every field that had it.
+    const nul = [...fieldsWithNul(request.body, 'body'), ...fieldsWithNul(request.query, 'query')];
+    if (nul.length) throw validationError(nul.map((field): FieldError => ({ field, message: 'must not contain the NUL character (\\u0000)' })));
   });
 
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => sendProblem(toApiError(error), request, reply));
@@ -119,25 +119,36 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   return app;
 }
 
-/** Path of the first string (or key) holding U+0000, if any. */
-function findNul(value: unknown, path: string): string | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const hit = findNul(value[i], `${path}[${i}]`);
-      if (hit) return hit;
+/**
+ * Every string (or key) holding U+0000, in document order, named as the other problems
+ * name fields: the body path as written (`search`, `filters.city`, `columns[0]`), the
+ * query parameter (`filterField`, `sort[1]` for a repeated one), or `root` itself when
+ * the whole value is such a string. A key holding NUL names the field once (escaped);
+ * its value is not looked into. Iterative, so a deeply nested body cannot overflow the
+ * stack; a path longer than a problem shows (errors.ts clips it) stops growing.
+ */
+function fieldsWithNul(value: unknown, root: string): string[] {
+  const found: string[] = [];
+  const pending: Array<{ value: unknown; path: string }> = [{ value, path: '' }];
+  const child = (path: string, segment: string, index: boolean) =>
+    path.length > MAX_FIELD_LENGTH ? path : index ? `${path || root}${segment}` : path ? `${path}.${segment}` : segment;
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const { value: v, path } = next;
+    if (typeof v === 'string') {
+      if (v.includes('\u0000')) found.push(path || root);
+    } else if (Array.isArray(v)) {
+      // Pushed last first, so they are taken in document order.
+      for (let i = v.length - 1; i >= 0; i--) pending.push({ value: v[i], path: child(path, `[${i}]`, true) });
+    } else if (v && typeof v === 'object') {
+      const entries = Object.entries(v);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [k, item] = entries[i]!;
+        if (k.includes('\u0000')) pending.push({ value: '\u0000', path: child(path, k.replace(/\u0000/g, '\\u0000'), false) });
+        else pending.push({ value: item, path: child(path, k, false) });
+      }
     }
-    return undefined;
   }
-  if (value && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      const key = k.includes('\u0000') ? k.replace(/\u0000/g, '\\u0000') : k;
-      if (key !== k) return `${path}.${key}`;
-      const hit = findNul(v, `${path}.${k}`);
-      if (hit) return hit;
-    }
-  }
-  return undefined;
+  return found;
 }
 
 function sendProblem(err: ApiError, request: FastifyRequest, reply: FastifyReply): FastifyReply {

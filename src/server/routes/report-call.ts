@@ -1,7 +1,8 @@
 /**
  * What every report route does around the report service: the conditional request
- * (`ETag` from the data version and the request; `If-None-Match` answered 304 before
- * any report query runs) and the `Server-Timing` header (plan, db, render).
+ * (`ETag` from the data version and the request; `If-None-Match` answered 304, before
+ * any report query runs when this process already answered that very request) and the
+ * `Server-Timing` header (plan, db, render).
  */
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -27,14 +28,21 @@ declare module 'fastify' {
  * effect (the service pins them to stored dates, date-windows.ts): `windows` remembers,
  * per request, the tag of the windows last in effect and the clock seconds over which
  * they stay so, so a repeat inside that span is tagged (and answered) without planning.
+ *
+ * `issued` holds the tags this process gave to successful answers. Errors win over
+ * `If-None-Match`: a tag is computed from the request alone (a client can compute it for
+ * a request the planner would refuse), and `*` matches any tag, so only a tag found here
+ * proves the request valid without planning it. Any other match is answered 304 only
+ * after the answer was computed without error.
  */
 export interface AnswerMemo {
   answers: LRUCache<string, WeakRef<object>>;
   windows: LRUCache<string, WindowValidity & { etag: string }>;
+  issued: LRUCache<string, true>;
 }
 
 export function createAnswerMemo(): AnswerMemo {
-  return { answers: new LRUCache({ max: 10_000 }), windows: new LRUCache({ max: 10_000 }) };
+  return { answers: new LRUCache({ max: 10_000 }), windows: new LRUCache({ max: 10_000 }), issued: new LRUCache({ max: 10_000 }) };
 }
 
 /** Adds the Server-Timing header to responses of report routes. */
@@ -53,10 +61,22 @@ export function registerReportTiming(app: FastifyInstance): void {
 
 const digest = (parts: string[]) => createHash('sha256').update(parts.join('\n')).digest('base64url').slice(0, 27);
 
+/** The opaque part of a tag: If-None-Match compares weakly (RFC 9110 13.1.2), so `W/` does not count. */
+const opaque = (tag: string) => (tag.startsWith('W/') ? tag.slice(2) : tag);
+
+/** Whether If-None-Match lists this tag or is `*`. Say so only for a request known to be valid. */
 const matches = (request: FastifyRequest, etag: string) => {
   const match = request.headers['if-none-match'];
-  return typeof match === 'string' && match.split(',').some((m) => m.trim() === etag || m.trim() === '*');
+  if (typeof match !== 'string') return false;
+  const tag = opaque(etag);
+  return match.split(',').some((m) => {
+    const given = m.trim();
+    return given === '*' || opaque(given) === tag;
+  });
 };
+
+/** 304 with the tag a 200 would carry (RFC 9110 15.4.5). */
+const notModified = (reply: FastifyReply, etag: string) => reply.code(304).header('etag', etag).send();
 
 /**
  * Runs one report operation. With `etag`, the response is conditional: the tag is a hash
@@ -94,11 +114,16 @@ export async function runReport<T>(
         const now = Math.floor((options.now ?? Date.now)() / 1000);
         if (known && now > known.after && now <= known.until) etag = known.etag;
       }
-      if (etag && matches(request, etag)) return reply.code(304).header('etag', etag).send();
+      // Fast path, no plan and no query: this process gave this tag to a successful answer
+      // of this very request (same data version, organization, URL and body), so the
+      // request is valid and the condition can be evaluated now.
+      if (etag && options.answers?.issued.has(etag) && matches(request, etag)) return notModified(reply, etag);
     }
     const answers = etag ? options.answers?.answers : undefined;
     const known = answers ? (answers.get(etag!)?.deref() as T | undefined) : undefined;
     if (known !== undefined) {
+      // A remembered answer was a successful one: the request is valid.
+      if (matches(request, etag!)) return notModified(reply, etag!);
       reply.header('etag', etag!);
       return known;
     }
@@ -109,16 +134,19 @@ export async function runReport<T>(
       windows = windows ? together(windows, v) : v;
     };
     const result = await operation({ ...call, timing, windowsInEffect, ...(version === undefined ? {} : { dataVersion: version }) });
-    // Only successful answers get a tag, so a 304 can never stand for an error.
+    // Only successful answers get a tag, and only they get a 304: an operation that
+    // refuses the request throws above, so its error is sent (without a tag) whatever
+    // If-None-Match says.
     // Derived again from the windows the answer was computed with, even when the memo
     // gave a tag: a plan made just after a window moved must not answer to the old tag.
     if (relative && requestTag !== undefined) {
       etag = `W/"${version}-${digest([requestTag, windows?.key ?? ''])}"`;
       if (windows && options.answers) options.answers.windows.set(requestTag, { ...windows, etag });
-      // The answer is computed already; a client holding it still gets the short reply.
-      if (matches(request, etag)) return reply.code(304).header('etag', etag).send();
     }
     if (etag) {
+      options.answers?.issued.set(etag, true);
+      // The answer is computed already; a client holding it (or sending `*`) still gets the short reply.
+      if (matches(request, etag)) return notModified(reply, etag);
       reply.header('etag', etag);
       if (options.answers && isJsonText(result)) options.answers.answers.set(etag, new WeakRef(result));
     }
