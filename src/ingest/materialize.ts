@@ -545,6 +545,7 @@ async function buildTemporaryTables(db: Kysely<any>): Promise<void> {
     ${pa('closedWonOppCount', 'pa_closed_won_opp_count')}, ${pa('owner.name', 'pa_owner_name')},
     ${pa('owner.email', 'pa_owner_email')}, ${pa('owner.title', 'pa_owner_title')}, ${pa('owner.phone', 'pa_owner_phone')},
     ${pa('city', 'pa_city')}, ${pa('state', 'pa_state')}, ${pa('country', 'pa_country')},
+    (pa.crm_account_id is not null and ${['city', 'state', 'country'].map((f) => shareFlag(byPath(f))).join(' and ')}) as location_shared,
     ${partnerFieldsExpression(profiles)} as partner_fields
   from account_matches m
   join partnerships p on p.org_id = m.org_id and p.partner_org_id = m.partner_org_id and p.status = 'CONNECTED'
@@ -776,7 +777,9 @@ async function buildConnectedPartners(db: Kysely<any>, keys: JsonKeys): Promise<
 
 async function buildMatchedAccounts(db: Kysely<any>, keys: JsonKeys): Promise<void> {
   // mapByLocations compares with the partner's SHARED city/state/country only: matching
-  // on an unshared value would let a filter reveal it.
+  // on an unshared value would let a filter reveal it. Two missing values are the same
+  // (an Irish account without a state matches its Dublin partner account without one);
+  // a missing partner account never matches.
   await insert(
     db,
     keys,
@@ -785,7 +788,7 @@ async function buildMatchedAccounts(db: Kysely<any>, keys: JsonKeys): Promise<vo
       ['org_id', 'm.org_id'],
       ['rid', `row_number() over (partition by m.org_id order by ${text('a.name')}, a.crm_account_id collate "C", m.partner_public_id, m.partner_crm_account_id collate "C")`],
       ['partner_org_id', 'm.partner_org_id'],
-      ['same_location', `coalesce(lower(a.country) = lower(m.pa_country) and lower(a.state) = lower(m.pa_state) and lower(a.city) = lower(m.pa_city), false)`],
+      ['same_location', `m.location_shared and lower(a.country) is not distinct from lower(m.pa_country) and lower(a.state) is not distinct from lower(m.pa_state) and lower(a.city) is not distinct from lower(m.pa_city)`],
       ['account_name', 'a.name'], ['duns_number', 'a.duns_number'], ['company_partner_public_id', 'm.partner_public_id'],
       ['crm_record_id', 'm.crm_record_id'], ['prm_record_id', 'm.prm_record_id'], ['partner_type', 'm.partner_type'],
       ['account_type', 'a.account_type'], ['city', 'a.city'], ['country', 'a.country'], ['crm_account_id', 'a.crm_account_id'],

@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { engines } from '../helpers/engines.js';
 import { fixtureApp, type FixtureApp } from '../helpers/fixture-app.js';
-import { ORG } from '../fixtures/small-bundle.js';
+import { BUNDLE, ORG } from '../fixtures/small-bundle.js';
 
 const C = '/v1/channelecosystem';
 const CONNECTED = 'PARTNER_ORG_CONNECTED_PARTNER_ORGS';
@@ -198,6 +198,25 @@ for (const engine of engines) {
       // The same ids work as context.partnerPublicIds of the attribution reports.
       const events = await f.ok('/v1/report-analytics/report/ATTRIBUTION_EVENTS/records', { context: { partnerPublicIds: partners.content.map((p: any) => p.companyPartnerPublicId), eventTypeCodes: ['ACTION_LIST'] } });
       assert.equal(events.totalElements, 2);
+    });
+  });
+}
+
+for (const engine of engines) {
+  describe(`mapByLocations with missing values on ${engine.name}`, () => {
+    let f: FixtureApp;
+    before(async () => {
+      // A2 (Oakland, US) loses its state, like its match PA2; PA1 loses its city.
+      const accounts = BUNDLE.accounts!.map((a: any) => (a.crmAccountId === 'A2' ? { ...a, state: undefined } : a.crmAccountId === 'PA1' ? { ...a, city: undefined } : a));
+      f = await fixtureApp(engine, { bundle: { accounts } });
+    });
+    after(() => f.close());
+
+    test('two missing values are the same; a missing value and a present one are not', async () => {
+      const alpha = await f.ok(`${C}/records`, matched(ORG.ALPHA, { mapByLocations: true }));
+      assert.deepEqual(alpha.content.map((r: any) => r.crmAccountId), ['A2'], 'A2 and PA2: Oakland, no state, US; A1 has a city that PA1 lacks');
+      const gamma = await f.ok(`${C}/records`, matched(ORG.GAMMA, { mapByLocations: true }));
+      assert.equal(gamma.totalElements, 0, 'an unshared location still never matches');
     });
   });
 }
