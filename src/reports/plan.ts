@@ -89,6 +89,11 @@ export interface PlanInput {
    * is validated as always. Records, download and dashboard leave this unset.
    */
   contextOptional?: boolean;
+  /**
+   * Problems found before planning (the query's page, size and filter-values parameters):
+   * reported with the plan's own, so one answer lists every bad field (contract section 1).
+   */
+  earlier?: readonly FieldError[];
 }
 
 const SQL_TYPE: Record<ColumnType, string> = {
@@ -159,7 +164,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function buildPlan(input: PlanInput): Plan {
   const { report, meta, body, paging } = input;
-  const errors: FieldError[] = [];
+  const errors: FieldError[] = [...(input.earlier ?? [])];
   const scope: Scope = {};
   let partner: PartnerMeta | undefined;
 

@@ -21,7 +21,7 @@ import { columnStore, type ColumnStoreOptions } from './column-store.js';
 import { loadPrecomputed, NOTHING_PRECOMPUTED, storedDashboardQuery, type Precomputed } from './precomputed.js';
 import { storedName } from './catalog/column.js';
 import { dashboardQueries, runDashboard } from './query-dashboard.js';
-import { parsePaging, parseReportBody, throwIfErrors, type Paging } from './request.js';
+import { parsePaging, parseReportBody, type Paging } from './request.js';
 import { downloadStream } from './download.js';
 import { unpinnedWindows, windowPinner, type WindowValidity } from './date-windows.js';
 import { lineCopyFor } from './csv-lines.js';
@@ -117,7 +117,7 @@ export interface ReportService {
 }
 
 /** What an operation adds to the request when it plans (filter values, `{}` accepted). */
-type PlanOptions = Pick<PlanInput, 'excludeFilterOn' | 'contextOptional'>;
+type PlanOptions = Pick<PlanInput, 'excludeFilterOn' | 'contextOptional' | 'earlier'>;
 
 /** A plan with its data version, what is precomputed for its organization and the accelerations that follow. */
 type ServicePlan = QueryPlan & {
@@ -276,18 +276,18 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
     return after ? runRows(batchQuery(p, after, p.size)) : [];
   }
 
-  function paging(query: Record<string, unknown>): Paging {
-    const errors: FieldError[] = [];
-    const p = parsePaging(query, errors);
-    throwIfErrors(errors);
-    return p;
+  /** The query's paging, and its problems: the planner reports them with its own. */
+  function paging(query: Record<string, unknown>): { paging: Paging; earlier: FieldError[] } {
+    const earlier: FieldError[] = [];
+    return { paging: parsePaging(query, earlier), earlier };
   }
 
   return {
     dataVersion,
 
     async records(call) {
-      const p = await plan(call, paging(call.query));
+      const { paging: pg, earlier } = paging(call.query);
+      const p = await plan(call, pg, { earlier });
       const pageKey = cacheKey('page', p.orgId, p.version, [rowsKey(p), p.sort.map((s) => [s.column.key, s.direction]), p.page, p.size, p.output.map((o) => o.key), p.explicitColumns, p.sorted]);
       // The key holds every input of the envelope (the count's rows key and version, and
       // whether the caller asked for a sort, which the default order does not show).
@@ -302,16 +302,15 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
     },
 
     async filterData(call) {
-      const errors: FieldError[] = [];
-      const pg = parsePaging(call.query, errors);
+      const { paging: pg, earlier } = paging(call.query);
       const field = call.query.filterField;
-      if (typeof field !== 'string' || field === '') errors.push({ field: 'filterField', message: 'is required: the column to list values of' });
+      const named = typeof field === 'string' && field !== '';
+      if (!named) earlier.push({ field: 'filterField', message: 'is required: the column to list values of' });
       const filterSearch = call.query.filterSearch;
-      if (filterSearch !== undefined && typeof filterSearch !== 'string') errors.push({ field: 'filterSearch', message: 'must be given once, as a string' });
-      throwIfErrors(errors);
+      if (filterSearch !== undefined && typeof filterSearch !== 'string') earlier.push({ field: 'filterSearch', message: 'must be given once, as a string' });
       // `sort` is validated as on /records (contract section 2); the values keep their
       // documented ascending order (their queries read no sort).
-      const p = await plan(call, pg, { excludeFilterOn: field as string, contextOptional: true });
+      const p = await plan(call, pg, { ...(named ? { excludeFilterOn: field } : {}), contextOptional: true, earlier });
       const column = p.filterField!; // the planner refused a filterField that is no column
       const key = cacheKey('values', p.orgId, p.version, [rowsKey(p), column.key, filterSearch ?? '', pg.page, pg.size]);
       return cached(cache, key, async () => {
@@ -347,7 +346,8 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
     },
 
     async download(call) {
-      const p = await plan(call, { ...paging(call.query), page: 0 });
+      const { paging: pg, earlier } = paging(call.query);
+      const p = await plan(call, { ...pg, page: 0 }, { earlier });
       const date = new Date(deps.clock()).toISOString().slice(0, 10);
       const lines = lineCopyFor(db, p, p.pre.csvFormats);
       return { filename: `${p.report.id}-${date}.csv`, stream: downloadStream(deps.database, p, { lines }) };

@@ -113,5 +113,15 @@ for (const engine of engines) {
       assert.deepEqual(await values(`/v1/channelecosystem/filterdata?filterField=partnerName`, body({ partnerOrgName: 'Alpha Partners' })), all);
       assert.deepEqual(fields(await f.problem(url, body({ partnerName: 'x-?-', partnerOrgName: 'a<->b' }))), ['filters.partnerOrgName']);
     });
+
+    test('problems of the query and of the body are listed in one answer (contract section 1)', async () => {
+      const body = { filters: { bogus: '1', city: '1<->2' } };
+      for (const path of ['records?page=-1&size=0', 'download?size=0', 'filterdata?page=-1&sort=nope']) {
+        const expected = { 'records?page=-1&size=0': ['filters.bogus', 'filters.city', 'page', 'size'], 'download?size=0': ['filters.bogus', 'filters.city', 'size'], 'filterdata?page=-1&sort=nope': ['filterField', 'filters.bogus', 'filters.city', 'page', 'sort'] }[path];
+        assert.deepEqual(fields(await f.problem(`${GVA}/${path}`, body)), expected, path);
+      }
+      const channel = { channelReportType: 'PARTNER_ORG_CONNECTED_PARTNER_ORGS', filters: { bogus: '1', recommended: 'maybe' } };
+      assert.deepEqual(fields(await f.problem('/v1/channelecosystem/records?page=-1&size=0', channel)), ['filters.bogus', 'filters.recommended', 'page', 'size']);
+    });
   });
 }

@@ -162,7 +162,9 @@ export const PagingQuerySchema = Type.Object(
 
 export const FilterDataQuerySchema = Type.Object(
   {
-    filterField: Type.String({ description: 'the column to list values of' }),
+    // Required, but checked by the service, so that a missing one is listed with the
+    // request's other problems instead of alone (contract section 1).
+    filterField: Type.Optional(Type.String({ description: 'the column to list values of (required)' })),
     filterSearch: Type.Optional(Type.String({ description: 'keep only values containing this text (case-insensitive)' })),
     page: Type.Optional(Type.String()),
     size: Type.Optional(Type.String()),
