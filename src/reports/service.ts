@@ -21,7 +21,7 @@ import { columnStore, type ColumnStoreOptions } from './column-store.js';
 import { loadPrecomputed, NOTHING_PRECOMPUTED, storedDashboardQuery, type Precomputed } from './precomputed.js';
 import { storedName } from './catalog/column.js';
 import { dashboardQueries, runDashboard } from './query-dashboard.js';
-import { parsePaging, parseReportBody, type Paging } from './request.js';
+import { parseFilterValuesQuery, parsePaging, parseReportBody, type Paging } from './request.js';
 import { downloadStream } from './download.js';
 import { unpinnedWindows, windowPinner, type WindowValidity } from './date-windows.js';
 import { lineCopyFor } from './csv-lines.js';
@@ -303,14 +303,10 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
 
     async filterData(call) {
       const { paging: pg, earlier } = paging(call.query);
-      const field = call.query.filterField;
-      const named = typeof field === 'string' && field !== '';
-      if (!named) earlier.push({ field: 'filterField', message: 'is required: the column to list values of' });
-      const filterSearch = call.query.filterSearch;
-      if (filterSearch !== undefined && typeof filterSearch !== 'string') earlier.push({ field: 'filterSearch', message: 'must be given once, as a string' });
+      const { field, filterSearch } = parseFilterValuesQuery(call.query, earlier);
       // `sort` is validated as on /records (contract section 2); the values keep their
       // documented ascending order (their queries read no sort).
-      const p = await plan(call, pg, { ...(named ? { excludeFilterOn: field } : {}), contextOptional: true, earlier });
+      const p = await plan(call, pg, { ...(field ? { excludeFilterOn: field } : {}), contextOptional: true, earlier });
       const column = p.filterField!; // the planner refused a filterField that is no column
       const key = cacheKey('values', p.orgId, p.version, [rowsKey(p), column.key, filterSearch ?? '', pg.page, pg.size]);
       return cached(cache, key, async () => {
@@ -321,7 +317,7 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
           // Every row of the organization: the bounds and values stored at import.
           if (filterTypeOf(column.type) !== 'STRING') return rangeItem(column, summary.min, summary.max, pg.page, pg.size);
           if (summary.hasValues) {
-            const q = dictionaryValuesQuery(p, name!, (filterSearch as string | undefined) || undefined, pg.page, pg.size);
+            const q = dictionaryValuesQuery(p, name!, filterSearch || undefined, pg.page, pg.size);
             const [values, n] = await Promise.all([run<{ v: string }>(q.rows), q.count ? run<{ n: number }>(q.count).then((r) => Number(r[0]?.n ?? 0)) : Promise.resolve(summary.distinctValues ?? 0)]);
             return filterValuesPage(values.map((v) => v.v), n, pg.page, pg.size);
           }
@@ -332,9 +328,9 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
           const [range] = await run<{ min: number | null; max: number | null }>(rangeQuery(p, column));
           return rangeItem(column, range?.min ?? null, range?.max ?? null, pg.page, pg.size);
         }
-        const held = await store?.values(p, column, (filterSearch as string | undefined) || undefined);
+        const held = await store?.values(p, column, filterSearch || undefined);
         if (held) return filterValuesPage(held.slice(pg.page * pg.size, (pg.page + 1) * pg.size), held.length, pg.page, pg.size);
-        const rows = await run<{ n: number; v: string | null }>(distinctValuesQuery(p, column, (filterSearch as string | undefined) || undefined, pg.page, pg.size));
+        const rows = await run<{ n: number; v: string | null }>(distinctValuesQuery(p, column, filterSearch || undefined, pg.page, pg.size));
         const values = rows.flatMap((r) => (r.v === null ? [] : [r.v]));
         return filterValuesPage(values, Number(rows[0]?.n ?? 0), pg.page, pg.size);
       }, flight);

@@ -93,7 +93,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     if (nul.length) throw validationError(nul.map((field): FieldError => ({ field, message: 'must not contain the NUL character (\\u0000)' })));
   });
 
-  app.setErrorHandler((error: FastifyError | ApiError, request, reply) => sendProblem(toApiError(error), request, reply));
+  app.setErrorHandler((error: FastifyError | ApiError, request, reply) => sendProblem(withQueryProblems(toApiError(error), error, request), request, reply));
   app.setNotFoundHandler((request, reply) =>
     sendProblem(new ApiError({ status: 404, code: 'PR404', title: 'Not Found', detail: `no endpoint ${request.method} ${request.url.split('?')[0]}` }), request, reply),
   );
@@ -161,6 +161,19 @@ function sendProblem(err: ApiError, request: FastifyRequest, reply: FastifyReply
     .status(err.status)
     .type('application/problem+json')
     .send(problemBody(err, request.url.split('?')[0] ?? request.url, request.id));
+}
+
+/**
+ * A body the JSON schema refused stops the request before the service reads its query;
+ * the route's query problems (page, size, sort, filterField) are listed with the body's,
+ * so one answer names every bad field (contract section 1).
+ */
+function withQueryProblems(api: ApiError, error: unknown, request: FastifyRequest): ApiError {
+  const context = (error as { validationContext?: string }).validationContext;
+  const queryProblems = request.routeOptions.config?.queryProblems;
+  if (context !== 'body' || !queryProblems || !api.errors) return api;
+  const more = queryProblems((request.query ?? {}) as Record<string, unknown>);
+  return more.length ? validationError([...api.errors, ...more]) : api;
 }
 
 /** Maps Fastify's and the database's errors onto the registry. */

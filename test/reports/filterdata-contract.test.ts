@@ -122,6 +122,14 @@ for (const engine of engines) {
       }
       const channel = { channelReportType: 'PARTNER_ORG_CONNECTED_PARTNER_ORGS', filters: { bogus: '1', recommended: 'maybe' } };
       assert.deepEqual(fields(await f.problem('/v1/channelecosystem/records?page=-1&size=0', channel)), ['filters.bogus', 'filters.recommended', 'page', 'size']);
+      // A body the JSON schema refuses (search must be a string) never reaches the
+      // planner; the query's problems are listed with the schema's all the same.
+      const malformed = { search: 5 };
+      assert.deepEqual(fields(await f.problem(`${GVA}/records?page=-1`, malformed)), ['page', 'search']);
+      assert.deepEqual(fields(await f.problem(`${GVA}/download?size=x`, malformed)), ['search', 'size']);
+      assert.deepEqual(fields(await f.problem(`${GVA}/filterdata?sort=,`, malformed)), ['filterField', 'search', 'sort']);
+      assert.deepEqual(fields(await f.problem('/v1/channelecosystem/filterdata?page=-1', { channelReportType: 'PARTNER_ORG_CONNECTED_PARTNER_ORGS', search: 5 })), ['filterField', 'page', 'search']);
+      assert.deepEqual(fields(await f.problem(`${GVA}/records`, malformed)), ['search'], 'a valid query adds nothing');
     });
   });
 }

@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { CHANNEL_REPORTS, CHANNEL_REPORT_IDS } from '../../reports/catalog/index.js';
 import type { ReportCall, ReportService } from '../../reports/service.js';
+import { filterValuesQueryProblems, pageQueryProblems } from '../../reports/request.js';
 import { runReport, type AnswerMemo } from './report-call.js';
 import { validationError, type FieldError } from '../errors.js';
 import {
@@ -59,6 +60,7 @@ export function registerChannelEcosystemRoutes(app: FastifyInstance, deps: { rep
   const anyRow = Type.Object({}, { additionalProperties: true, description: 'A connected partner organization or a matched account (spec 2.10)' });
 
   app.post('/v1/channelecosystem/records', {
+    config: { queryProblems: pageQueryProblems },
     schema: { tags, summary: 'A page of a channel report', querystring: PagingQuerySchema, body: ChannelRecordsSchema, response: { 200: envelopeSchema(anyRow), ...ERROR_RESPONSES } },
     handler: async (request: Req, reply: FastifyReply) => run(request, reply, reports.records),
   });
@@ -69,6 +71,7 @@ export function registerChannelEcosystemRoutes(app: FastifyInstance, deps: { rep
   });
 
   app.post('/v1/channelecosystem/filterdata', {
+    config: { queryProblems: filterValuesQueryProblems },
     schema: { tags, summary: 'Values of one column of a channel report', querystring: FilterDataQuerySchema, body: ChannelFilterDataSchema, response: { 200: FilterValuesSchema, ...ERROR_RESPONSES } },
     handler: async (request: Req, reply: FastifyReply) => run(request, reply, reports.filterData),
   });

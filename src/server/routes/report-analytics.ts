@@ -10,6 +10,7 @@ import { Type } from '@sinclair/typebox';
 import { ANALYTICS_REPORTS, ANALYTICS_REPORT_IDS } from '../../reports/catalog/index.js';
 import type { ReportDefinition } from '../../reports/catalog/types.js';
 import type { ReportCall, ReportService } from '../../reports/service.js';
+import { filterValuesQueryProblems, pageQueryProblems } from '../../reports/request.js';
 import { registerReportTiming, runReport, type AnswerMemo } from './report-call.js';
 import { notFound } from '../errors.js';
 import {
@@ -87,6 +88,7 @@ export function registerReportAnalyticsRoutes(app: FastifyInstance, deps: { repo
     const row = rowSchema(report);
 
     app.post(`${url}/records`, {
+      config: { queryProblems: pageQueryProblems },
       schema: {
         tags,
         summary: `${report.title}: a page of rows`,
@@ -99,6 +101,7 @@ export function registerReportAnalyticsRoutes(app: FastifyInstance, deps: { repo
     });
 
     app.post(`${url}/filterdata`, {
+      config: { queryProblems: filterValuesQueryProblems },
       schema: {
         tags,
         summary: `${report.title}: values of one column`,
@@ -121,6 +124,7 @@ export function registerReportAnalyticsRoutes(app: FastifyInstance, deps: { repo
     });
 
     app.post(`${url}/download`, {
+      config: { queryProblems: pageQueryProblems },
       schema: {
         tags,
         summary: `${report.title}: every matching row as CSV`,

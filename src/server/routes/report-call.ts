@@ -10,10 +10,18 @@ import { LRUCache } from 'lru-cache';
 import type { ReportCall, ReportService, StageTiming } from '../../reports/service.js';
 import { together, type WindowValidity } from '../../reports/date-windows.js';
 import { isJsonText } from '../../reports/cache.js';
+import type { FieldError } from '../errors.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     reportTiming?: StageTiming & { handlerEnd: number; started: number };
+  }
+  interface FastifyContextConfig {
+    /**
+     * The route's query problems (request.ts), listed with the body's when the JSON schema
+     * refuses the body and the service never runs (app.ts error handler).
+     */
+    queryProblems?: (query: Record<string, unknown>) => FieldError[];
   }
 }
 
