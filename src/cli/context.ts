@@ -1,7 +1,7 @@
 /** Shared set-up of the subcommands: configuration from the environment, the database. */
 import { loadConfig, type Config } from '../config.js';
 import { openDatabase, type Database } from '../db/database.js';
-import { controlSocketPath, forwardToServer, type Output } from './control-client.js';
+import { forwardToServer, socketOf, type Output } from './control-client.js';
 
 export async function openFromEnv(overrides: Partial<Config> = {}): Promise<{ config: Config; database: Database }> {
   const config = { ...loadConfig(), ...overrides };
@@ -39,6 +39,7 @@ const processOutput: Output = { out: (text) => process.stdout.write(text), err: 
  */
 export async function runOperation<A>(name: string, args: A, operation: Operation<A>): Promise<void> {
   const config = loadConfig();
-  if (!config.databaseUrl && config.dataDir !== 'memory://' && (await forwardToServer(controlSocketPath(config.dataDir), name, args, processOutput))) return;
+  const socket = !config.databaseUrl && config.dataDir !== 'memory://' ? socketOf(config.dataDir) : undefined;
+  if (socket && (await forwardToServer(socket, name, args, processOutput))) return;
   await withDatabase(({ database }) => operation({ config, database, interactive: true, ...processOutput }, args));
 }

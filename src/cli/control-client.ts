@@ -10,19 +10,37 @@
  * PostgreSQL needs none of this: every process opens its own sessions on one server.
  */
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CliFailure } from './failure.js';
 
 /**
- * The control socket of the server holding `dataDir`. Under the temporary directory, not
- * inside DATA_DIR: a Unix socket path is limited to 107 bytes, and a data folder may be
- * deep. Named by a hash of the folder's absolute path, so both sides find the same one.
+ * Where a server puts its control socket: under the temporary directory, not inside
+ * DATA_DIR (a Unix socket path is limited to 107 bytes, and a data folder may be deep),
+ * named by a hash of the folder's absolute path.
  */
 export function controlSocketPath(dataDir: string): string {
   const id = createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 24);
   return join(tmpdir(), `partner-reports-${id}.sock`);
+}
+
+/**
+ * The file inside DATA_DIR that names the socket of the server holding it. Commands find
+ * the socket through it, not by working the path out again: a command run with another
+ * TMPDIR than the server's (a different shell, `npm start` under a set TMPDIR) would
+ * otherwise look in the wrong place, open the database itself, and lose its change.
+ */
+export const pointerFile = (dataDir: string): string => join(dataDir, '.partner-reports-server');
+
+/** The socket the pointer names, if there is one (it may be stale: a server that died leaves it). */
+export function socketOf(dataDir: string): string | undefined {
+  try {
+    return readFileSync(pointerFile(dataDir), 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** One line of a control answer: output as it is written, then the exit status. */

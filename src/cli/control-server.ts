@@ -6,12 +6,12 @@
  * The socket is a Unix socket readable and writable by the server's user only (mode
  * 0600): whoever may use it may also open DATA_DIR's files, so it grants nothing more.
  */
-import { chmodSync, existsSync, unlinkSync } from 'node:fs';
+import { chmodSync, existsSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
 import type { Operation } from './context.js';
-import { controlSocketPath, serverListening, type ControlMessage } from './control-client.js';
+import { controlSocketPath, pointerFile, serverListening, socketOf, type ControlMessage } from './control-client.js';
 import { CliFailure } from './failure.js';
 import { importOperation } from './import.js';
 import { keysCreate, keysList, keysRevoke } from './keys.js';
@@ -37,7 +37,8 @@ export const holdsDataDir = (config: Config): boolean => !config.databaseUrl && 
  * write the same files). Call before opening the database.
  */
 export async function assertDataDirFree(config: Config): Promise<void> {
-  if (holdsDataDir(config) && (await serverListening(controlSocketPath(config.dataDir)))) {
+  const socket = holdsDataDir(config) ? socketOf(config.dataDir) : undefined;
+  if (socket && (await serverListening(socket))) {
     throw new CliFailure(`another partner-reports server holds the embedded database in ${config.dataDir}; stop it first (its commands can run beside it: import, keys, users)`);
   }
 }
@@ -67,6 +68,7 @@ export async function startWithOperations<T>(config: Config, database: Database,
 /** Listens for operations on DATA_DIR's control socket (nothing when the database is PostgreSQL or in memory). */
 async function listenForOperations(config: Config, database: Database): Promise<ControlSocket> {
   if (!holdsDataDir(config)) return { close: async () => {} };
+  await assertDataDirFree(config);
   const path = controlSocketPath(config.dataDir);
   // A socket that no server answers on was left by one that stopped without removing it.
   if (existsSync(path)) {
@@ -105,9 +107,13 @@ async function listenForOperations(config: Config, database: Database): Promise<
     server.listen(path, () => resolve());
   });
   chmodSync(path, 0o600);
+  // Written once the socket answers, so a command that reads it can reach the server.
+  const pointer = pointerFile(config.dataDir);
+  writeFileSync(pointer, `${path}\n`, { mode: 0o600 });
   return {
     close: () =>
       new Promise<void>((resolve) => {
+        if (socketOf(config.dataDir) === path) rmSync(pointer, { force: true });
         // Node removes the socket file when the server closes.
         server.close(() => resolve());
         server.closeAllConnections();

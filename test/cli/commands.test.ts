@@ -6,7 +6,7 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { engines } from '../helpers/engines.js';
@@ -110,12 +110,15 @@ test('beside a server holding the embedded database, the commands run inside it 
   const env: NodeJS.ProcessEnv = { DATA_DIR: tmp('pr-cli-held-'), DATABASE_URL: '' };
   assert.equal(cli(env, 'import', writeSmallBundle(tmp('pr-cli-held-good-'))).status, 0);
   const port = 19_000 + Math.floor(Math.random() * 900);
-  const server = spawn(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', 'serve', '--port', String(port)], { cwd: root, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: 'ignore' });
+  // The server and the commands with different temporary directories (where the server's
+  // socket lives): the commands find it through DATA_DIR all the same.
+  const server = spawn(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', 'serve', '--port', String(port)], { cwd: root, env: { ...process.env, LOG_LEVEL: 'warn', ...env, TMPDIR: tmp('pr-srv-') }, stdio: 'ignore' });
   const exited = new Promise<number | null>((resolve) => server.on('exit', (code) => resolve(code)));
+  const commandTmp = tmp('pr-cmd-');
   // spawnSync would block this process's event loop, not the server's: the commands run beside it.
   const run = (...args: string[]) =>
     new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', ...args], { cwd: root, env: { ...process.env, LOG_LEVEL: 'warn', ...env } });
+      const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', ...args], { cwd: root, env: { ...process.env, LOG_LEVEL: 'warn', ...env, TMPDIR: commandTmp } });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
@@ -151,6 +154,7 @@ test('beside a server holding the embedded database, the commands run inside it 
     server.kill('SIGTERM');
   }
   assert.equal(await exited, 0, 'graceful shutdown exits 0');
+  assert.equal(existsSync(join(env.DATA_DIR!, '.partner-reports-server')), false, 'the pointer to the socket goes with the server');
   // What the server wrote is what is on disk after it stops: the revocation stayed.
   assert.match(cli(env, 'keys', 'list', '--org', ORG.ACME).stdout, /\tbeside\t\S+\t\S+\t\S+\t\S+\t20\d\d-/);
 });
