@@ -93,7 +93,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     if (nul.length) throw validationError(nul.map((field): FieldError => ({ field, message: 'must not contain the NUL character (\\u0000)' })));
   });
 
-  app.setErrorHandler((error: FastifyError | ApiError, request, reply) => sendProblem(withQueryProblems(toApiError(error), error, request), request, reply));
+  app.setErrorHandler((error: FastifyError | ApiError, request, reply) => sendProblem(withQueryProblems(toApiError(error, request.body), error, request), request, reply));
   app.setNotFoundHandler((request, reply) =>
     sendProblem(new ApiError({ status: 404, code: 'PR404', title: 'Not Found', detail: `no endpoint ${request.method} ${request.url.split('?')[0]}` }), request, reply),
   );
@@ -176,15 +176,31 @@ function withQueryProblems(api: ApiError, error: unknown, request: FastifyReques
   return more.length ? validationError([...api.errors, ...more]) : api;
 }
 
-/** Maps Fastify's and the database's errors onto the registry. */
-export function toApiError(error: unknown): ApiError {
+/**
+ * A JSON pointer into the body (`/context/partnerPublicIds/0`) written as the planner names
+ * fields (`context.partnerPublicIds[0]`): an array item as `[i]`, any other step as `.key`.
+ * The body says which steps are array items (an object's key may be a number too).
+ */
+function fieldPath(pointer: string, body: unknown): string {
+  let path = '';
+  let at: unknown = body;
+  for (const raw of pointer.split('/').slice(1)) {
+    const step = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    path += Array.isArray(at) && /^\d+$/.test(step) ? `[${step}]` : path ? `.${step}` : step;
+    at = at !== null && typeof at === 'object' ? (at as Record<string, unknown>)[step] : undefined;
+  }
+  return path;
+}
+
+/** Maps Fastify's and the database's errors onto the registry (`body`: the request's, to name array items). */
+export function toApiError(error: unknown, body?: unknown): ApiError {
   if (error instanceof ApiError) return error;
   const e = error as FastifyError & { validation?: Array<{ instancePath: string; message?: string; params?: Record<string, unknown> }>; validationContext?: string };
   if (e.validation) {
     const errors: FieldError[] = e.validation.map((v) => {
       const where = e.validationContext ?? 'body';
       const extra = v.params?.additionalProperty ? `/${String(v.params.additionalProperty)}` : v.params?.missingProperty ? `/${String(v.params.missingProperty)}` : '';
-      const path = `${v.instancePath}${extra}`.replace(/^\//, '').replace(/\//g, '.');
+      const path = fieldPath(`${v.instancePath}${extra}`, where === 'body' ? body : undefined);
       // Body and query fields are named as the caller wrote them (`filters.x`, `filterField`),
       // as the planner names them; only path parameters keep a prefix.
       const field = path ? (where === 'body' || where === 'querystring' ? path : `${where}.${path}`) : where;

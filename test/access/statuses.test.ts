@@ -53,6 +53,11 @@ for (const engine of engines) {
       assertProblem(await post(`${GVA}/records`, '{}', { 'content-type': 'text/csv' }), 415);
     });
 
+    test('schema problems name array items [i] and object keys .key, as the planner does', async () => {
+      const bad = assertProblem(await post(`${GVA}/records`, JSON.stringify({ columns: ['account_name', 5], filters: { '0': 7 }, context: { partnerPublicIds: [1] } })), 400);
+      assert.deepEqual(bad.errors.map((e: any) => e.field).sort(), ['columns[1]', 'context.partnerPublicIds[0]', 'filters.0']);
+    });
+
     test('429 with Retry-After', async () => {
       const g = await fixtureApp(engine, { access: { limiter: memoryRateLimiter(1, () => 1_000) } });
       try {
