@@ -3,21 +3,8 @@ import { loadConfig, type Config } from '../config.js';
 import { openDatabase, type Database } from '../db/database.js';
 import { forwardToServer, socketOf, type Output } from './control-client.js';
 
-export async function openFromEnv(overrides: Partial<Config> = {}): Promise<{ config: Config; database: Database }> {
-  const config = { ...loadConfig(), ...overrides };
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, statementTimeoutMs: config.statementTimeoutMs });
-  return { config, database };
-}
-
-/** Runs `fn` with a database that is closed afterwards, whatever happens. */
-export async function withDatabase<T>(fn: (ctx: { config: Config; database: Database }) => Promise<T>): Promise<T> {
-  const ctx = await openFromEnv();
-  try {
-    return await fn(ctx);
-  } finally {
-    await ctx.database.close();
-  }
-}
+/** The database the configuration names (migrated to the latest schema). */
+export const openConfigured = (config: Config): Promise<Database> => openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, statementTimeoutMs: config.statementTimeoutMs });
 
 /** What a database operation of the command line runs with, here or inside a server. */
 export interface OperationContext extends Output {
@@ -35,11 +22,16 @@ const processOutput: Output = { out: (text) => process.stdout.write(text), err: 
 /**
  * Runs a named database operation of the command line: inside the server that holds the
  * embedded database's DATA_DIR when one does (control-client.ts explains why), else here
- * on a database opened for it.
+ * on a database opened for it and closed afterwards, whatever happens.
  */
 export async function runOperation<A>(name: string, args: A, operation: Operation<A>): Promise<void> {
   const config = loadConfig();
-  const socket = !config.databaseUrl && config.dataDir !== 'memory://' ? socketOf(config.dataDir) : undefined;
+  const socket = socketOf(config);
   if (socket && (await forwardToServer(socket, name, args, processOutput))) return;
-  await withDatabase(({ database }) => operation({ config, database, interactive: true, ...processOutput }, args));
+  const database = await openConfigured(config);
+  try {
+    await operation({ config, database, interactive: true, ...processOutput }, args);
+  } finally {
+    await database.close();
+  }
 }

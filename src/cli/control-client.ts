@@ -14,6 +14,7 @@ import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import type { Config } from '../config.js';
 import { CliFailure } from './failure.js';
 
 /**
@@ -34,10 +35,17 @@ export function controlSocketPath(dataDir: string): string {
  */
 export const pointerFile = (dataDir: string): string => join(dataDir, '.partner-reports-server');
 
-/** The socket the pointer names, if there is one (it may be stale: a server that died leaves it). */
-export function socketOf(dataDir: string): string | undefined {
+/** The embedded database in a folder: the only database a server holds for itself. */
+export const holdsDataDir = (config: Pick<Config, 'databaseUrl' | 'dataDir'>): boolean => !config.databaseUrl && config.dataDir !== 'memory://';
+
+/**
+ * The socket the pointer in the configured DATA_DIR names, if there is one (it may be
+ * stale: a server that died leaves it); none for PostgreSQL or an in-memory database.
+ */
+export function socketOf(config: Pick<Config, 'databaseUrl' | 'dataDir'>): string | undefined {
+  if (!holdsDataDir(config)) return undefined;
   try {
-    return readFileSync(pointerFile(dataDir), 'utf8').trim() || undefined;
+    return readFileSync(pointerFile(config.dataDir), 'utf8').trim() || undefined;
   } catch {
     return undefined;
   }

@@ -6,12 +6,12 @@
  * The socket is a Unix socket readable and writable by the server's user only (mode
  * 0600): whoever may use it may also open DATA_DIR's files, so it grants nothing more.
  */
-import { chmodSync, existsSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
-import type { Config } from '../config.js';
+import { loadConfig, type Config } from '../config.js';
 import type { Database } from '../db/database.js';
-import type { Operation } from './context.js';
-import { controlSocketPath, pointerFile, serverListening, socketOf, type ControlMessage } from './control-client.js';
+import { openConfigured, type Operation } from './context.js';
+import { controlSocketPath, holdsDataDir, pointerFile, serverListening, socketOf, type ControlMessage } from './control-client.js';
 import { CliFailure } from './failure.js';
 import { importOperation } from './import.js';
 import { keysCreate, keysList, keysRevoke } from './keys.js';
@@ -29,18 +29,17 @@ interface ControlSocket {
   close(): Promise<void>;
 }
 
-/** The embedded database in a folder, the only case that needs a control socket. */
-export const holdsDataDir = (config: Config): boolean => !config.databaseUrl && config.dataDir !== 'memory://';
-
 /**
- * Refuses to start a second server on a DATA_DIR that one already holds (both would
- * write the same files). Call before opening the database.
+ * The configuration and database of `serve` or `start`. A DATA_DIR that a server already
+ * holds is refused before the database is opened (both would write the same files).
  */
-export async function assertDataDirFree(config: Config): Promise<void> {
-  const socket = holdsDataDir(config) ? socketOf(config.dataDir) : undefined;
+export async function openForServing(overrides: Partial<Config>): Promise<{ config: Config; database: Database }> {
+  const config = { ...loadConfig(), ...overrides };
+  const socket = socketOf(config);
   if (socket && (await serverListening(socket))) {
     throw new CliFailure(`another partner-reports server holds the embedded database in ${config.dataDir}; stop it first (its commands can run beside it: import, keys, users)`);
   }
+  return { config, database: await openConfigured(config) };
 }
 
 async function readJson(req: IncomingMessage): Promise<{ name?: unknown; args?: unknown }> {
@@ -68,13 +67,10 @@ export async function startWithOperations<T>(config: Config, database: Database,
 /** Listens for operations on DATA_DIR's control socket (nothing when the database is PostgreSQL or in memory). */
 async function listenForOperations(config: Config, database: Database): Promise<ControlSocket> {
   if (!holdsDataDir(config)) return { close: async () => {} };
-  await assertDataDirFree(config);
   const path = controlSocketPath(config.dataDir);
-  // A socket that no server answers on was left by one that stopped without removing it.
-  if (existsSync(path)) {
-    if (await serverListening(path)) throw new CliFailure(`another partner-reports server holds the embedded database in ${config.dataDir}`);
-    unlinkSync(path);
-  }
+  // openForServing found no server holding DATA_DIR: a socket file here was left by one
+  // that stopped without removing it.
+  rmSync(path, { force: true });
   const server = createServer((req, res) => {
     if (req.method === 'GET' && req.url === '/health') return void res.writeHead(204).end();
     if (req.method !== 'POST' || req.url !== '/operations') return void res.writeHead(404).end();
@@ -113,7 +109,7 @@ async function listenForOperations(config: Config, database: Database): Promise<
   return {
     close: () =>
       new Promise<void>((resolve) => {
-        if (socketOf(config.dataDir) === path) rmSync(pointer, { force: true });
+        if (socketOf(config) === path) rmSync(pointer, { force: true });
         // Node removes the socket file when the server closes.
         server.close(() => resolve());
         server.closeAllConnections();

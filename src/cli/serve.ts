@@ -1,13 +1,10 @@
-import { loadConfig } from '../config.js';
-import { openFromEnv } from './context.js';
-import { assertDataDirFree, startWithOperations } from './control-server.js';
+import { openForServing, startWithOperations } from './control-server.js';
 import { startServer } from '../server/server.js';
 
 export async function serveCommand(options: { port?: number; host?: string }): Promise<void> {
   const overrides: { port?: number; host?: string } = {};
   if (options.port !== undefined) overrides.port = options.port;
   if (options.host !== undefined) overrides.host = options.host;
-  await assertDataDirFree({ ...loadConfig(), ...overrides });
-  const { config, database } = await openFromEnv(overrides);
+  const { config, database } = await openForServing(overrides);
   await startWithOperations(config, database, (beforeStop) => startServer(config, database, { beforeStop }));
 }

@@ -7,9 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../config.js';
-import { openFromEnv } from './context.js';
-import { assertDataDirFree, startWithOperations } from './control-server.js';
+import { openForServing, startWithOperations } from './control-server.js';
 import { CliFailure } from './failure.js';
 import { startServer } from '../server/server.js';
 import { createApiKey } from '../server/access/api-keys.js';
@@ -20,8 +18,7 @@ export async function startCommand(options: { port?: number; host?: string }): P
   const overrides: { port?: number; host?: string } = {};
   if (options.port !== undefined) overrides.port = options.port;
   if (options.host !== undefined) overrides.host = options.host;
-  await assertDataDirFree({ ...loadConfig(), ...overrides });
-  const { config, database } = await openFromEnv(overrides);
+  const { config, database } = await openForServing(overrides);
   const where = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `the embedded database in ${config.dataDir}`;
   const say = (line: string) => process.stdout.write(`${line}\n`);
 
