@@ -78,30 +78,29 @@ export function parseSort(value: unknown, errors: FieldError[]): SortTerm[] {
   return terms;
 }
 
-/** What /filterdata reads from its query besides paging: `filterField` (required) and `filterSearch`. */
-export function parseFilterValuesQuery(query: Record<string, unknown>, errors: FieldError[]): { field?: string; filterSearch?: string } {
+/** A page request's query (records, download): its paging, and its problems (reported with the plan's). */
+export function pageQuery(query: Record<string, unknown>): { paging: Paging; errors: FieldError[] } {
+  const errors: FieldError[] = [];
+  return { paging: parsePaging(query, errors), errors };
+}
+
+/** /filterdata's query: paging, `filterField` (required) and `filterSearch`, and their problems. */
+export function filterValuesQuery(query: Record<string, unknown>): { paging: Paging; field?: string; filterSearch?: string; errors: FieldError[] } {
+  const { paging, errors } = pageQuery(query);
   const field = query.filterField;
   const named = typeof field === 'string' && field !== '';
   if (!named) errors.push({ field: 'filterField', message: 'is required: the column to list values of' });
   const filterSearch = query.filterSearch;
   if (filterSearch !== undefined && typeof filterSearch !== 'string') errors.push({ field: 'filterSearch', message: 'must be given once, as a string' });
-  return { ...(named ? { field } : {}), ...(typeof filterSearch === 'string' ? { filterSearch } : {}) };
+  return { paging, errors, ...(named ? { field } : {}), ...(typeof filterSearch === 'string' ? { filterSearch } : {}) };
 }
 
 /**
  * The query's problems alone, for an answer that stops before planning (a body the JSON
  * schema refuses): they are listed with the schema's (contract section 1).
  */
-export const pageQueryProblems = (query: Record<string, unknown>): FieldError[] => {
-  const errors: FieldError[] = [];
-  parsePaging(query, errors);
-  return errors;
-};
-export const filterValuesQueryProblems = (query: Record<string, unknown>): FieldError[] => {
-  const errors = pageQueryProblems(query);
-  parseFilterValuesQuery(query, errors);
-  return errors;
-};
+export const pageQueryProblems = (query: Record<string, unknown>): FieldError[] => pageQuery(query).errors;
+export const filterValuesQueryProblems = (query: Record<string, unknown>): FieldError[] => filterValuesQuery(query).errors;
 
 export function parsePaging(query: Record<string, unknown>, errors: FieldError[]): Paging {
   const page = integerParam(query.page, 'page', 0, 0, errors);

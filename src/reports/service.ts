@@ -7,7 +7,7 @@ import type { Readable } from 'node:stream';
 import { sql, type RawBuilder } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { Caller } from '../server/access/caller.js';
-import { notFound, type FieldError } from '../server/errors.js';
+import { notFound } from '../server/errors.js';
 import { findReport, filterTypeOf, type ReportDefinition, type ReportId } from './catalog/index.js';
 import { loadOrgMetadata, type OrgMetadata } from './metadata.js';
 import { LRUCache } from 'lru-cache';
@@ -21,7 +21,7 @@ import { columnStore, type ColumnStoreOptions } from './column-store.js';
 import { loadPrecomputed, NOTHING_PRECOMPUTED, storedDashboardQuery, type Precomputed } from './precomputed.js';
 import { storedName } from './catalog/column.js';
 import { dashboardQueries, runDashboard } from './query-dashboard.js';
-import { parseFilterValuesQuery, parsePaging, parseReportBody, type Paging } from './request.js';
+import { filterValuesQuery, pageQuery, parseReportBody, type Paging } from './request.js';
 import { downloadStream } from './download.js';
 import { unpinnedWindows, windowPinner, type WindowValidity } from './date-windows.js';
 import { lineCopyFor } from './csv-lines.js';
@@ -276,17 +276,11 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
     return after ? runRows(batchQuery(p, after, p.size)) : [];
   }
 
-  /** The query's paging, and its problems: the planner reports them with its own. */
-  function paging(query: Record<string, unknown>): { paging: Paging; earlier: FieldError[] } {
-    const earlier: FieldError[] = [];
-    return { paging: parsePaging(query, earlier), earlier };
-  }
-
   return {
     dataVersion,
 
     async records(call) {
-      const { paging: pg, earlier } = paging(call.query);
+      const { paging: pg, errors: earlier } = pageQuery(call.query);
       const p = await plan(call, pg, { earlier });
       const pageKey = cacheKey('page', p.orgId, p.version, [rowsKey(p), p.sort.map((s) => [s.column.key, s.direction]), p.page, p.size, p.output.map((o) => o.key), p.explicitColumns, p.sorted]);
       // The key holds every input of the envelope (the count's rows key and version, and
@@ -302,8 +296,7 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
     },
 
     async filterData(call) {
-      const { paging: pg, earlier } = paging(call.query);
-      const { field, filterSearch } = parseFilterValuesQuery(call.query, earlier);
+      const { paging: pg, field, filterSearch, errors: earlier } = filterValuesQuery(call.query);
       // `sort` is validated as on /records (contract section 2); the values keep their
       // documented ascending order (their queries read no sort).
       const p = await plan(call, pg, { ...(field ? { excludeFilterOn: field } : {}), contextOptional: true, earlier });
@@ -342,7 +335,7 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
     },
 
     async download(call) {
-      const { paging: pg, earlier } = paging(call.query);
+      const { paging: pg, errors: earlier } = pageQuery(call.query);
       const p = await plan(call, { ...pg, page: 0 }, { earlier });
       const date = new Date(deps.clock()).toISOString().slice(0, 10);
       const lines = lineCopyFor(db, p, p.pre.csvFormats);

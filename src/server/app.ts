@@ -119,6 +119,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   return app;
 }
 
+/** A field's name one step further, as the planner writes it: `[i]` for an array item, `.key` otherwise. */
+const stepInto = (path: string, step: string, item: boolean): string => (item ? `${path}[${step}]` : path ? `${path}.${step}` : step);
+
 /**
  * Every string (or key) holding U+0000, in document order, named as the other problems
  * name fields: the body path as written (`search`, `filters.city`, `columns[0]`), the
@@ -130,15 +133,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 function fieldsWithNul(value: unknown, root: string): string[] {
   const found: string[] = [];
   const pending: Array<{ value: unknown; path: string }> = [{ value, path: '' }];
-  const child = (path: string, segment: string, index: boolean) =>
-    path.length > MAX_FIELD_LENGTH ? path : index ? `${path || root}${segment}` : path ? `${path}.${segment}` : segment;
+  const child = (path: string, step: string, item: boolean) => (path.length > MAX_FIELD_LENGTH ? path : stepInto(item ? path || root : path, step, item));
   for (let next = pending.pop(); next; next = pending.pop()) {
     const { value: v, path } = next;
     if (typeof v === 'string') {
       if (v.includes('\u0000')) found.push(path || root);
     } else if (Array.isArray(v)) {
       // Pushed last first, so they are taken in document order.
-      for (let i = v.length - 1; i >= 0; i--) pending.push({ value: v[i], path: child(path, `[${i}]`, true) });
+      for (let i = v.length - 1; i >= 0; i--) pending.push({ value: v[i], path: child(path, String(i), true) });
     } else if (v && typeof v === 'object') {
       const entries = Object.entries(v);
       for (let i = entries.length - 1; i >= 0; i--) {
@@ -186,7 +188,7 @@ function fieldPath(pointer: string, body: unknown): string {
   let at: unknown = body;
   for (const raw of pointer.split('/').slice(1)) {
     const step = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    path += Array.isArray(at) && /^\d+$/.test(step) ? `[${step}]` : path ? `.${step}` : step;
+    path = stepInto(path, step, Array.isArray(at) && /^\d+$/.test(step));
     at = at !== null && typeof at === 'object' ? (at as Record<string, unknown>)[step] : undefined;
   }
   return path;
