@@ -5,7 +5,7 @@
  * is tested without a database. The result is an immutable Plan that query.ts compiles.
  */
 import { ACCOUNT_FIELDS, partnerCustomKey } from './catalog/account-fields.js';
-import { OPERATIONS_BY_TYPE, type Column, type ColumnType, type FilterOperation, type ReportDefinition } from './catalog/types.js';
+import { apiType, OPERATIONS_BY_TYPE, type Column, type ColumnType, type FilterOperation, type ReportDefinition } from './catalog/types.js';
 import { operationOf, parseFilter, type ParsedFilter } from './filter-language.js';
 import type { CustomFieldMeta, OrgMetadata, PartnerMeta } from './metadata.js';
 import { searchTerms, type Direction, type Paging, type RawContext, type ReportBody } from './request.js';
@@ -206,7 +206,7 @@ export function buildPlan(input: PlanInput): Plan {
     }
     const operation = operationOf(raw);
     if (!OPERATIONS_BY_TYPE[column.type].includes(operation)) {
-      errors.push({ field, message: `column "${key}" is ${column.type}: it supports ${describeOperations(column.type)}, not ${OPERATION_NAMES[operation]}` });
+      errors.push({ field, message: `column "${key}" is ${apiType(column.type)}: it supports ${describeOperations(column.type)}, not ${OPERATION_NAMES[operation]}` });
       continue;
     }
     const parsed = parseFilter(raw);

@@ -43,9 +43,15 @@ export interface RawContext {
 
 const NON_NEGATIVE_INTEGER = /^\d+$/;
 
-function integerParam(value: unknown, name: string, fallback: number, min: number, errors: FieldError[]): number {
+/**
+ * A non-negative integer parameter of at least `min`. With `clampAt`, any larger integer,
+ * however many digits it has, is that maximum (contract section 2: `size` above 2000 is
+ * 2000, not an error because it is past 2^53).
+ */
+function integerParam(value: unknown, name: string, fallback: number, min: number, errors: FieldError[], clampAt?: number): number {
   if (value === undefined) return fallback;
   const text = Array.isArray(value) ? undefined : String(value);
+  if (clampAt !== undefined && text !== undefined && NON_NEGATIVE_INTEGER.test(text) && Number(text) > clampAt) return clampAt;
   if (text === undefined || !NON_NEGATIVE_INTEGER.test(text) || !Number.isSafeInteger(Number(text)) || Number(text) < min) {
     errors.push({ field: name, message: `must be an integer >= ${min}${Array.isArray(value) ? ' (given more than once)' : `, got ${JSON.stringify(value)}`}` });
     return fallback;
@@ -104,7 +110,7 @@ export const filterValuesQueryProblems = (query: Record<string, unknown>): Field
 
 export function parsePaging(query: Record<string, unknown>, errors: FieldError[]): Paging {
   const page = integerParam(query.page, 'page', 0, 0, errors);
-  const size = Math.min(integerParam(query.size, 'size', DEFAULT_PAGE_SIZE, 1, errors), MAX_PAGE_SIZE);
+  const size = integerParam(query.size, 'size', DEFAULT_PAGE_SIZE, 1, errors, MAX_PAGE_SIZE);
   const sort = parseSort(query.sort, errors);
   // The envelope's `pageable.offset` (page * size) must stay an exact JSON integer.
   if (page * size > Number.MAX_SAFE_INTEGER) errors.push({ field: 'page', message: `must be at most ${Math.floor(Number.MAX_SAFE_INTEGER / size)} with size ${size}, got ${page}` });

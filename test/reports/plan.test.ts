@@ -66,6 +66,9 @@ test('unsupported operations name the column, its type and what it supports', ()
   assert.match(errs[1]!.message, /"true" or "false"/);
   assert.match(errs[2]!.message, /string: it supports exact match, not equal/);
   assert.match(errs[3]!.message, /unknown column "nope"/);
+  // A uuid column is a string to the API (spec 2.3 has no uuid type), in messages as in /columns.
+  const [id] = problems(() => buildPlan(input('GLOBAL_VERTICAL_ACCOUNTS', { filters: { partnerOrgPublicId: '1<->2' } })));
+  assert.match(id!.message, /"partnerOrgPublicId" is string: it supports exact match/);
 });
 
 test('context: missing lists, unknown partners and event types, pairing and order of bounds', () => {

@@ -7,6 +7,8 @@ test('paging defaults and clamping', () => {
   const errors: FieldError[] = [];
   assert.deepEqual(parsePaging({}, errors), { page: 0, size: 20, sort: [] });
   assert.deepEqual(parsePaging({ page: '3', size: '5000' }, errors), { page: 3, size: 2000, sort: [] });
+  // Any larger integer too, past 2^53 or past a double's range: clamped, not refused.
+  for (const size of ['9007199254740992', '99999999999999999999', '9'.repeat(400)]) assert.equal(parsePaging({ size }, errors).size, 2000, size);
   assert.deepEqual(errors, []);
 });
 

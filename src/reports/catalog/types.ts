@@ -27,6 +27,12 @@ export const OPERATIONS_BY_TYPE: Readonly<Record<ColumnType, readonly FilterOper
   currency: ['range'],
 };
 
+/**
+ * The type the API shows for a column (spec 2.3 has no `uuid`: it is the catalog's own
+ * refinement of string, for its filter rules). `/columns` and error messages use it.
+ */
+export const apiType = (type: ColumnType): Exclude<ColumnType, 'uuid'> => (type === 'uuid' ? 'string' : type);
+
 export function isTextual(type: ColumnType): boolean {
   return type !== 'boolean' && type !== 'date' && type !== 'number' && type !== 'currency';
 }

@@ -1,5 +1,5 @@
 /** Render stage: catalog columns -> column metadata objects (spec 2.11, contract section 5). */
-import type { Column } from '../catalog/types.js';
+import { apiType, type Column } from '../catalog/types.js';
 
 export interface ColumnMetadata {
   title: string;
@@ -36,9 +36,7 @@ export function columnMetadata(columns: readonly Column[]): ColumnMetadata[] {
     return {
       title: c.title,
       key: c.key,
-      // `uuid` is the catalog's own refinement of string (its filter rules); the
-      // specification's types (2.3) name it string.
-      type: c.type === 'uuid' ? 'string' : c.type,
+      type: apiType(c.type),
       active: true,
       isPartnerData: partner,
       isHidden: c.hidden ?? false,
