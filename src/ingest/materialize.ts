@@ -77,7 +77,9 @@ const MAX_PROFILES = 64;
 function partnerFieldsExpression(profiles: ReadonlyArray<{ profile: number; unshared: string[] }>): string {
   const build = (fields: readonly AccountField[]) => `jsonb_build_object(${fields.map((f) => `${quote(f.partnerKey)}, pa.${f.column}`).join(', ')})`;
   const branches = profiles.slice(0, MAX_PROFILES).map(({ profile, unshared }) => `when ${Number(profile)} then ${build(ACCOUNT_FIELDS.filter((f) => !unshared.includes(f.partnerKey)))}`);
-  const standard = `case s.profile ${branches.join('\n      ')} else (${build(ACCOUNT_FIELDS)} - s.unshared) end`;
+  // No connected partnership at all: no profile, and a CASE needs at least one WHEN.
+  const whole = `(${build(ACCOUNT_FIELDS)} - s.unshared)`;
+  const standard = branches.length ? `case s.profile ${branches.join('\n      ')} else ${whole} end` : whole;
   const custom = `case when s.custom_keys is null or pa.crm_account_id is null then '{}'::jsonb else coalesce((select jsonb_object_agg('partner' || lower(u.k), pa.custom -> u.k order by u.n)
       from unnest(s.custom_keys) with ordinality as u(k, n)), '{}'::jsonb) end`;
   return `(${standard})\n      || ${custom}`;

@@ -276,4 +276,30 @@ for (const engine of engines) {
       assert.deepEqual(links.rows.map((r: any) => [r.opp, r.top]), [['O9', 'A1'], ['O1', 'A1']]);
     });
   });
+
+  describe(`import on ${engine.name}, no connected partnership`, () => {
+    let db: TestDatabase;
+    before(async () => {
+      db = await engine.open();
+    });
+    after(() => db.dispose());
+
+    test('a bundle of one organization, then one whose only partnership is pending, imports', async () => {
+      // The partnerFields expression has one branch per share profile of the connected
+      // partnerships; with none it was `case ... else ... end`, a syntax error.
+      const solo = mkdtempSync(join(tmpdir(), 'pr-import-'));
+      dirs.push(solo);
+      writeFileSync(join(solo, 'orgs.ndjson'), `${JSON.stringify({ publicId: ORG.ACME, name: 'Solo' })}\n`);
+      const first = await importBundle(db, solo);
+      assert.ok(first.ok, first.ok ? '' : first.problems.map(formatProblem).join('\n'));
+      writeFileSync(join(solo, 'orgs.ndjson'), [{ publicId: ORG.ACME, name: 'Solo' }, { publicId: ORG.ALPHA, name: 'Alpha' }].map((o) => JSON.stringify(o)).join('\n'));
+      writeFileSync(join(solo, 'accounts.ndjson'), [{ org: ORG.ACME, crmAccountId: 'A1', name: 'One' }, { org: ORG.ALPHA, crmAccountId: 'P1', name: 'Partner one' }].map((o) => JSON.stringify(o)).join('\n'));
+      writeFileSync(join(solo, 'partnerships.ndjson'), JSON.stringify({ org: ORG.ACME, partner: ORG.ALPHA, status: 'PENDING', sharedFields: ['name'] }));
+      writeFileSync(join(solo, 'account_matches.ndjson'), JSON.stringify({ org: ORG.ACME, crmAccountId: 'A1', partner: ORG.ALPHA, partnerCrmAccountId: 'P1', firstMatchDate: T0 }));
+      const second = await importBundle(db, solo);
+      assert.ok(second.ok, second.ok ? '' : second.problems.map(formatProblem).join('\n'));
+      const rows = await sql<{ n: number }>`select count(*)::int as n from rpt_global_accounts`.execute(db.db);
+      assert.equal(rows.rows[0]!.n, 0, 'a pending partnership matches nothing');
+    });
+  });
 }
