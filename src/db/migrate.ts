@@ -19,6 +19,7 @@ import * as csvLineBlocks from './migrations/0012-csv-line-blocks.js';
 import * as attributionFactsCreated from './migrations/0013-attribution-facts-created.js';
 import * as accountNameTrigrams from './migrations/0014-account-name-trigrams.js';
 import * as searchValues from './migrations/0015-search-values.js';
+import * as storedDashboardsRecount from './migrations/0016-stored-dashboards-recount.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-domain': domain,
@@ -36,6 +37,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0013-attribution-facts-created': attributionFactsCreated,
   '0014-account-name-trigrams': accountNameTrigrams,
   '0015-search-values': searchValues,
+  '0016-stored-dashboards-recount': storedDashboardsRecount,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -76,7 +76,10 @@ export function accountsDashboard(c: DashboardColumns, names: PartnerNames): { t
   const width = names.names.length;
   if (names.publicIds.length * width > 1 << 22) return null;
   const slot = new Int32Array(names.publicIds.length * width).fill(-1);
-  const pairs: Array<{ pub: number; name: number; overlaps: number; accounts: number; pipeline: number; lastRun: number }> = [];
+  // `pipeline` sums the pair's accounts' amounts, each once: `runPipeline` is the current
+  // account's (added when the pair meets its next account, or at the end), `nullPipeline`
+  // that of the pair's rows without an account (one group, as in SQL).
+  const pairs: Array<{ pub: number; name: number; overlaps: number; accounts: number; pipeline: number; lastRun: number; runPipeline: number; nullPipeline: number }> = [];
 
   const flush = () => {
     if (!open) return;
@@ -123,17 +126,27 @@ export function accountsDashboard(c: DashboardColumns, names: PartnerNames): { t
     let index = slot[key]!;
     if (index < 0) {
       index = slot[key] = pairs.length;
-      pairs.push({ pub, name, overlaps: 0, accounts: 0, pipeline: 0, lastRun: -1 });
+      pairs.push({ pub, name, overlaps: 0, accounts: 0, pipeline: 0, lastRun: -1, runPipeline: NaN, nullPipeline: NaN });
     }
     const pair = pairs[index]!;
     pair.overlaps++;
-    if (state !== 0 && pair.lastRun !== run) {
-      pair.accounts++;
-      pair.lastRun = run;
+    if (state === 0) {
+      if (!Number.isNaN(p) && !(p <= pair.nullPipeline)) pair.nullPipeline = p;
+    } else {
+      if (pair.lastRun !== run) {
+        pair.accounts++;
+        pair.lastRun = run;
+        if (!Number.isNaN(pair.runPipeline)) pair.pipeline += pair.runPipeline;
+        pair.runPipeline = NaN;
+      }
+      if (!Number.isNaN(p) && !(p <= pair.runPipeline)) pair.runPipeline = p;
     }
-    if (!Number.isNaN(p)) pair.pipeline += p;
   }
   flush();
+  for (const pair of pairs) {
+    if (!Number.isNaN(pair.runPipeline)) pair.pipeline += pair.runPipeline;
+    if (!Number.isNaN(pair.nullPipeline)) pair.pipeline += pair.nullPipeline;
+  }
   if (nullRows > 0) {
     if (!Number.isNaN(nullPipeline)) pipelineSum += nullPipeline;
     if (!Number.isNaN(nullAcv)) acvSum += nullAcv;

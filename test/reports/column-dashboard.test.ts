@@ -34,7 +34,8 @@ test('per-account, per-partner and total figures follow the SQL grouping', () =>
   });
   assert.deepEqual(all.byPartner, [
     // b-id/Alpha: rows 0,1,4,7 (4), accounts A and D (row 4 has none); a-id/alpha: rows 2,3,5 (3), accounts A and B.
-    { partner_public_id: 'b-id', partner_name: 'Alpha', overlaps: 4, overlapping_accounts: 2, open_pipeline_amount: 237 },
+    // A's amount counts once for b-id, though two of its rows are b-id's: 100 + 30 + 7 (row 4's group).
+    { partner_public_id: 'b-id', partner_name: 'Alpha', overlaps: 4, overlapping_accounts: 2, open_pipeline_amount: 137 },
     { partner_public_id: 'a-id', partner_name: 'alpha', overlaps: 3, overlapping_accounts: 2, open_pipeline_amount: 150 },
     { partner_public_id: 'c-id', partner_name: 'Zed', overlaps: 1, overlapping_accounts: 1, open_pipeline_amount: 0 },
   ]);

@@ -206,17 +206,17 @@ for (const engine of engines) {
             openPipelineAmount: sum((a) => a.pipeline),
             accountAcv: sum((a) => a.acv),
           }, `${org} ${JSON.stringify(filters)}`);
-          const partners = new Map<string, { overlaps: number; accounts: Set<string>; pipeline: number }>();
+          // A partner's pipeline: each of its accounts' amounts once.
+          const partners = new Map<string, { overlaps: number; accounts: Map<string, number> }>();
           for (const r of rows) {
-            const p = partners.get(r.partnerOrgPublicId) ?? { overlaps: 0, accounts: new Set(), pipeline: 0 };
+            const p = partners.get(r.partnerOrgPublicId) ?? { overlaps: 0, accounts: new Map() };
             p.overlaps++;
-            p.accounts.add(r.crm_account_id);
-            p.pipeline += r.open_pipeline_amount ?? 0;
+            p.accounts.set(r.crm_account_id, r.open_pipeline_amount ?? 0);
             partners.set(r.partnerOrgPublicId, p);
           }
           assert.deepEqual(
             Object.fromEntries(dashboard.byPartner.map((p: any) => [p.partnerOrgPublicId, [p.overlaps, p.overlappingAccounts, p.openPipelineAmount]])),
-            Object.fromEntries([...partners].map(([id, p]) => [id, [p.overlaps, p.accounts.size, p.pipeline]])),
+            Object.fromEntries([...partners].map(([id, p]) => [id, [p.overlaps, p.accounts.size, [...p.accounts.values()].reduce((t, v) => t + v, 0)]])),
             `${org} ${JSON.stringify(filters)}`,
           );
           if (rows.length > 1) nonEmpty++;

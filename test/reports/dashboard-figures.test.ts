@@ -1,0 +1,88 @@
+/**
+ * Dashboard figures that are easy to get subtly wrong, on the stored (import-time), the
+ * computed and the plain paths alike: an account matched to one partner through two of
+ * the partner's accounts counts once in that partner's pipeline; decimal amounts add up
+ * as decimals (0.1 + 0.2 is 0.3); every report's figures come in the documented key order
+ * (docs/api.md "Dashboard"), whichever path computed them.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { engines } from '../helpers/engines.js';
+import { fixtureApp, type FixtureApp } from '../helpers/fixture-app.js';
+import { BUNDLE, ORG } from '../fixtures/small-bundle.js';
+import { sql } from 'kysely';
+import { up as recountStoredDashboards } from '../../src/db/migrations/0016-stored-dashboards-recount.js';
+
+const R = '/v1/report-analytics/report';
+const CONTEXT = { partnerPublicIds: [ORG.ALPHA, ORG.BETA, ORG.GAMMA], eventTypeCodes: ['ACTION_LIST', 'WORKFLOW', 'CRM_UPDATE'] };
+
+const AMOUNTS: Record<string, number> = { A1: 0.1, A2: 0.2, A3: 0.4, O1: 0.1, O2: 0.2, O3: 0.4 };
+const bundle = {
+  accounts: BUNDLE.accounts!.map((a: any) => (a.crmAccountId in AMOUNTS ? { ...a, openPipelineAmount: AMOUNTS[a.crmAccountId], accountAcv: AMOUNTS[a.crmAccountId] } : a)),
+  opportunities: BUNDLE.opportunities!.map((o: any) => (o.crmOpportunityId in AMOUNTS ? { ...o, amount: AMOUNTS[o.crmOpportunityId] } : o)),
+  // A1 is matched to Alpha twice (PA1 and PA2).
+  account_matches: [...BUNDLE.account_matches!, { org: ORG.ACME, crmAccountId: 'A1', partner: ORG.ALPHA, partnerCrmAccountId: 'PA2', firstMatchDate: (BUNDLE.account_matches![0] as { firstMatchDate: number }).firstMatchDate }],
+};
+
+const ORDER: Record<string, { body: object; totals: string[]; byPartner: string[] }> = {
+  GLOBAL_VERTICAL_ACCOUNTS: { body: {}, totals: ['overlappingAccounts', 'overlaps', 'partners', 'customers', 'openPipelineAmount', 'accountAcv'], byPartner: ['overlaps', 'overlappingAccounts', 'openPipelineAmount'] },
+  GLOBAL_VERTICAL_OPPORTUNITIES: { body: {}, totals: ['opportunities', 'overlaps', 'accounts', 'partners', 'amount', 'wonAmount', 'openAmount'], byPartner: ['opportunities', 'overlaps', 'amount'] },
+  ATTRIBUTION_EVENTS: { body: { context: CONTEXT }, totals: ['events', 'accounts', 'partners'], byPartner: ['events'] },
+  PIPELINE_ATTRIBUTION_DETAIL: { body: { context: CONTEXT }, totals: ['newOpportunities', 'events', 'partners', 'averageDaysToNewOpp', 'pipeline', 'wonAmount'], byPartner: ['newOpportunities', 'events', 'pipeline'] },
+  PIPELINE_ATTRIBUTION_SUMMARY: { body: { context: CONTEXT }, totals: ['newOpportunities', 'pipeline', 'wonAmount', 'events', 'averageDaysToNewOpp', 'partners'], byPartner: ['newOpportunities', 'events', 'pipeline'] },
+};
+
+for (const engine of engines) {
+  describe(`dashboard figures on ${engine.name}`, () => {
+    let stored: FixtureApp;
+    let plain: FixtureApp;
+    before(async () => {
+      stored = await fixtureApp(engine, { bundle });
+      plain = await fixtureApp(engine, { bundle, reports: { precomputed: false } });
+    });
+    after(async () => {
+      await stored?.close();
+      await plain?.close();
+    });
+
+    test('an account counts once in its partner pipeline; decimals add up exactly', async () => {
+      for (const [name, f] of [['stored', stored], ['plain', plain]] as const) {
+        for (const body of [{}, { filters: { country: 'US' } }]) {
+          const d = await f.ok(`${R}/GLOBAL_VERTICAL_ACCOUNTS/dashboard`, body);
+          const at = `${name} ${JSON.stringify(body)}`;
+          assert.equal(d.totals.openPipelineAmount, 0.7, at);
+          assert.equal(d.totals.accountAcv, 0.7, at);
+          const alpha = d.byPartner.find((p: any) => p.partnerOrgPublicId === ORG.ALPHA);
+          // Rows A1-PA1, A1-PA2, A2-PA2: A1's 0.1 once, A2's 0.2.
+          assert.deepEqual([alpha.overlaps, alpha.overlappingAccounts, alpha.openPipelineAmount], [3, 2, 0.3], at);
+        }
+        const opps = await f.ok(`${R}/GLOBAL_VERTICAL_OPPORTUNITIES/dashboard`, {});
+        assert.deepEqual([opps.totals.amount, opps.totals.wonAmount], [0.7, 0.2], name);
+        const summary = await f.ok(`${R}/PIPELINE_ATTRIBUTION_SUMMARY/dashboard`, { context: CONTEXT });
+        assert.deepEqual([summary.totals.pipeline, summary.totals.wonAmount], [0.7, 0.2], name);
+        const detail = await f.ok(`${R}/PIPELINE_ATTRIBUTION_DETAIL/dashboard`, { context: CONTEXT });
+        assert.deepEqual([detail.totals.pipeline, detail.totals.wonAmount], [0.7, 0.2], name);
+      }
+    });
+
+    test('every report writes its figures in the documented key order, stored or computed', async () => {
+      for (const f of [stored, plain]) {
+        for (const [report, { body, totals, byPartner }] of Object.entries(ORDER)) {
+          const d = await f.ok(`${R}/${report}/dashboard`, body);
+          assert.deepEqual(Object.keys(d.totals), totals, report);
+          assert.ok(d.byPartner.length > 0, report);
+          for (const p of d.byPartner) assert.deepEqual(Object.keys(p), ['partnerOrgPublicId', 'partnerOrgName', ...byPartner], report);
+        }
+      }
+    });
+
+    test('migration 0016 drops the stored dashboards of earlier imports (the service computes them until the next import)', async () => {
+      const count = async () => (await sql<{ n: number }>`select count(*)::int as n from rpt_dashboards`.execute(stored.database.db)).rows[0]!.n;
+      assert.ok((await count()) > 0, 'the import stored dashboards');
+      await recountStoredDashboards(stored.database.db as never);
+      assert.equal(await count(), 0);
+      const d = await stored.ok(`${R}/GLOBAL_VERTICAL_ACCOUNTS/dashboard`, { filters: {} });
+      assert.equal(d.byPartner.find((p: any) => p.partnerOrgPublicId === ORG.ALPHA).openPipelineAmount, 0.3);
+    });
+  });
+}
