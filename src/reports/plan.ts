@@ -383,9 +383,9 @@ function planContext(report: ReportDefinition, raw: RawContext | undefined, meta
   }
   const eventDate = dateWindow(context, 'dateRangeDays', 'eventDateStart', 'eventDateEnd', nowSeconds, errors);
   if (eventDate) scope.eventDate = eventDate;
-  if (report.context === 'events-and-opportunities') {
-    const opp = dateWindow(context, 'oppCreatedDateDays', 'oppCreatedDateStart', 'oppCreatedDateEnd', nowSeconds, errors);
-    if (opp) scope.oppCreatedDate = opp;
-  }
+  // Validated on every attribution report (contract section 4 lists the bad values as
+  // 400), applied only where there are opportunities to choose.
+  const opp = dateWindow(context, 'oppCreatedDateDays', 'oppCreatedDateStart', 'oppCreatedDateEnd', nowSeconds, errors);
+  if (opp && report.context === 'events-and-opportunities') scope.oppCreatedDate = opp;
   return scope;
 }

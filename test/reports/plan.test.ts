@@ -99,6 +99,11 @@ test('date windows: both bounds win over day counts; days count back from now', 
   const none = buildPlan(input('ATTRIBUTION_EVENTS', { context: { ...CONTEXT, oppCreatedDateDays: 3 } }));
   assert.equal(none.scope.eventDate, undefined);
   assert.equal(none.scope.oppCreatedDate, undefined, 'the events report has no opportunity window');
+  // ... but its bad values are refused there too (contract section 4).
+  for (const bad of [{ oppCreatedDateStart: '1' }, { oppCreatedDateStart: 2, oppCreatedDateEnd: 1 }, { oppCreatedDateStart: 'abc', oppCreatedDateEnd: 'x' }, { oppCreatedDateDays: -3 }]) {
+    const errs = problems(() => buildPlan(input('ATTRIBUTION_EVENTS', { context: { ...CONTEXT, ...bad } })));
+    assert.ok(errs.length > 0 && errs.every((e) => e.field.startsWith('context.oppCreatedDate')), JSON.stringify([bad, errs]));
+  }
   assert.deepEqual(none.scope.partnerOrgIds, [11]);
 });
 
