@@ -90,6 +90,12 @@ export interface PlanInput {
    */
   contextOptional?: boolean;
   /**
+   * Matched accounts without `matchingType`: spec 4.5 requires it on `/records` only (its
+   * `/columns` body marks it optional, its `/filterdata` body does not require it). A
+   * value that is given must still be MUTUAL.
+   */
+  matchingTypeOptional?: boolean;
+  /**
    * Problems found before planning (the query's page, size and filter-values parameters):
    * reported with the plan's own, so one answer lists every bad field (contract section 1).
    */
@@ -169,7 +175,7 @@ export function buildPlan(input: PlanInput): Plan {
   let partner: PartnerMeta | undefined;
 
   if (report.id === 'PARTNER_ORG_MATCHED_ACCOUNTS') {
-    partner = resolveMatchedPartner(input.channel ?? {}, meta, errors);
+    partner = resolveMatchedPartner(input.channel ?? {}, meta, errors, input.matchingTypeOptional ?? false);
     scope.partnerOrgIds = partner ? [partner.orgId] : [];
     if (input.channel?.mapByLocations) scope.sameLocation = true;
   } else if (report.id === 'PARTNER_ORG_CONNECTED_PARTNER_ORGS') {
@@ -277,9 +283,10 @@ export function buildPlan(input: PlanInput): Plan {
   return plan;
 }
 
-function resolveMatchedPartner(channel: ChannelOptions, meta: OrgMetadata, errors: FieldError[]): PartnerMeta | undefined {
-  if (channel.matchingType === undefined) errors.push({ field: 'matchingType', message: 'is required for PARTNER_ORG_MATCHED_ACCOUNTS: use MUTUAL' });
-  else if (channel.matchingType !== 'MUTUAL') errors.push({ field: 'matchingType', message: `must be MUTUAL for PARTNER_ORG_MATCHED_ACCOUNTS, got ${JSON.stringify(channel.matchingType)}` });
+function resolveMatchedPartner(channel: ChannelOptions, meta: OrgMetadata, errors: FieldError[], matchingTypeOptional: boolean): PartnerMeta | undefined {
+  if (channel.matchingType === undefined) {
+    if (!matchingTypeOptional) errors.push({ field: 'matchingType', message: 'is required for PARTNER_ORG_MATCHED_ACCOUNTS: use MUTUAL' });
+  } else if (channel.matchingType !== 'MUTUAL') errors.push({ field: 'matchingType', message: `must be MUTUAL for PARTNER_ORG_MATCHED_ACCOUNTS, got ${JSON.stringify(channel.matchingType)}` });
   const id = channel.companyPartnerPublicId;
   if (id === undefined || id === '') {
     errors.push({ field: 'companyPartnerPublicId', message: 'is required for PARTNER_ORG_MATCHED_ACCOUNTS: the publicId of a connected partner (see PARTNER_ORG_CONNECTED_PARTNER_ORGS)' });

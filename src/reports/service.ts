@@ -117,7 +117,7 @@ export interface ReportService {
 }
 
 /** What an operation adds to the request when it plans (filter values, `{}` accepted). */
-type PlanOptions = Pick<PlanInput, 'excludeFilterOn' | 'contextOptional' | 'earlier'>;
+type PlanOptions = Pick<PlanInput, 'excludeFilterOn' | 'contextOptional' | 'matchingTypeOptional' | 'earlier'>;
 
 /** A plan with its data version, what is precomputed for its organization and the accelerations that follow. */
 type ServicePlan = QueryPlan & {
@@ -299,7 +299,7 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
       const { paging: pg, field, filterSearch, errors: earlier } = filterValuesQuery(call.query);
       // `sort` is validated as on /records (contract section 2); the values keep their
       // documented ascending order (their queries read no sort).
-      const p = await plan(call, pg, { ...(field ? { excludeFilterOn: field } : {}), contextOptional: true, earlier });
+      const p = await plan(call, pg, { ...(field ? { excludeFilterOn: field } : {}), contextOptional: true, matchingTypeOptional: true, earlier });
       const column = p.filterField!; // the planner refused a filterField that is no column
       const key = cacheKey('values', p.orgId, p.version, [rowsKey(p), column.key, filterSearch ?? '', pg.page, pg.size]);
       return cached(cache, key, async () => {
@@ -330,7 +330,7 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
     },
 
     async columns(call) {
-      const p = await plan(call, { page: 0, size: 1, sort: [] }, { contextOptional: true });
+      const p = await plan(call, { page: 0, size: 1, sort: [] }, { contextOptional: true, matchingTypeOptional: true });
       return columnMetadata(p.columns);
     },
 

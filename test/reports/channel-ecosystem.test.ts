@@ -109,6 +109,12 @@ for (const engine of engines) {
       assert.deepEqual([custom.source, custom.columnClassification, custom.isPartnerData], ['custom', 'CUSTOM_CRM_OBJECT', false]);
       const beta = await f.ok(`${C}/columns`, { channelReportType: MATCHED, matchingType: 'MUTUAL', companyPartnerPublicId: ORG.BETA });
       assert.deepEqual(beta.filter((c: any) => c.isPartnerData).map((c: any) => c.key), ['partneraccountname', 'partnercountry']);
+      // Spec 4.5: matchingType is optional on /columns (and not required on /filterdata); a given one must be MUTUAL.
+      assert.deepEqual(await f.ok(`${C}/columns`, { channelReportType: MATCHED, companyPartnerPublicId: ORG.BETA }), beta);
+      const values = await f.ok(`${C}/filterdata?filterField=accountName`, { channelReportType: MATCHED, companyPartnerPublicId: ORG.ALPHA });
+      assert.deepEqual(values, await f.ok(`${C}/filterdata?filterField=accountName`, { channelReportType: MATCHED, matchingType: 'MUTUAL', companyPartnerPublicId: ORG.ALPHA }));
+      assert.ok(values.content.length > 0);
+      assert.equal((await f.problem(`${C}/columns`, { channelReportType: MATCHED, matchingType: 'ALL_PARTNER_ORGS', companyPartnerPublicId: ORG.BETA })).errors![0]!.field, 'matchingType');
       const gamma = await f.ok(`${C}/columns`, { channelReportType: MATCHED, matchingType: 'MUTUAL', companyPartnerPublicId: ORG.GAMMA });
       assert.equal(gamma.filter((c: any) => c.isPartnerData).length, 0);
       const connected = await f.ok(`${C}/columns`, { channelReportType: CONNECTED });

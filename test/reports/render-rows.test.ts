@@ -39,18 +39,24 @@ function plan(report: ReportDefinition, columns?: string[]): Plan {
 function reference(p: Plan, rows: unknown[][]): Array<Record<string, unknown>> {
   const keys = p.output.filter((o) => o.column.source !== 'partner').map((o) => o.key);
   const partnerKeys = p.output.filter((o) => o.column.source === 'partner').map((o) => o.column.key);
+  // partnerFields: last without a column list; with one, where its first partner key is, or not at all.
+  const matched = p.report.id === 'PARTNER_ORG_MATCHED_ACCOUNTS';
+  const firstPartner = p.output.findIndex((o) => o.column.source === 'partner');
+  const partnerAt = !matched ? -1 : !p.explicitColumns ? keys.length : firstPartner;
   return rows.map((row) => {
     const out: Record<string, unknown> = {};
     keys.forEach((k, i) => {
+      if (i === partnerAt) out.partnerFields = shared(row);
       const v = row[i];
       out[k] = v === undefined ? null : typeof v === 'bigint' ? Number(v) : v;
     });
-    if (p.report.id === 'PARTNER_ORG_MATCHED_ACCOUNTS') {
-      const fields = (row[keys.length] ?? {}) as Record<string, unknown>;
-      out.partnerFields = p.explicitColumns ? Object.fromEntries(partnerKeys.filter((k) => k in fields).map((k) => [k, fields[k]])) : fields;
-    }
+    if (partnerAt === keys.length) out.partnerFields = shared(row);
     return out;
   });
+  function shared(row: unknown[]): Record<string, unknown> {
+    const fields = (row[keys.length] ?? {}) as Record<string, unknown>;
+    return p.explicitColumns ? Object.fromEntries(partnerKeys.filter((k) => k in fields).map((k) => [k, fields[k]])) : fields;
+  }
 }
 
 const VALUES: unknown[] = ['plain', 'lone \ud800 surrogate', -0, NaN, Infinity, 'quote " backslash \\ slash /', 'line\nbreak\ttab\u0001ctl', 'é ü 東京 😀 \u2028', '', 0, -1.5, 1e21, 123456789.125, 9007199254740993n, true, false, null, undefined, { a: 1, 'b"': [1, 'x'] }];
@@ -97,4 +103,7 @@ test('the matched accounts keep only the partner columns an explicit list names,
   // Asked for by an alias, a partner column is still read by its stored key.
   const aliased = plan({ ...report, aliases: { ...report.aliases, sharedAlias: partnerKey } }, ['sharedAlias']);
   assert.deepEqual(JSON.parse(rowsJson(aliased, [[fields]])), [{ partnerFields: { [partnerKey]: 'kept' } }]);
+  // A list without partner keys: exactly its keys, no partnerFields; with one, partnerFields where the first partner key is.
+  assert.equal(rowsJson(plan(report, ['crmAccountId']), [['A1', fields]]), '[{"crmAccountId":"A1"}]');
+  assert.equal(rowsJson(plan(report, ['crmAccountId', partnerKey, 'name']), [['A1', 'One', fields]]), `[{"crmAccountId":"A1","partnerFields":{"${partnerKey}":"kept"},"name":"One"}]`);
 });

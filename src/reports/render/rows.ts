@@ -19,7 +19,13 @@ interface RowTemplate {
   prefixes: string[];
   /** Stored keys inside partnerFields that an explicit column list asked for; undefined: all. */
   partnerKeys: string[] | undefined;
-  matched: boolean;
+  /**
+   * Matched accounts: before which output column `partnerFields` is written (`prefixes.length`:
+   * last); undefined: not at all. Without a column list it comes last; with one, where the
+   * first partner key was asked for, and not at all when none was (contract section 4:
+   * exactly the keys asked for, in that order).
+   */
+  partnerAt: number | undefined;
 }
 
 // Output shapes are few (a report's columns, or a caller's explicit list); the bound keeps
@@ -29,17 +35,25 @@ const templates = new LRUCache<string, RowTemplate>({ max: 1000 });
 function templateOf(plan: Plan): RowTemplate {
   const keys: string[] = [];
   const partnerKeys: string[] = [];
+  let firstPartner: number | undefined;
   // A partner column is looked up in partner_fields by its stored key, not by the name
   // (or alias) the caller asked for it by.
   for (const o of plan.output) {
-    if (o.column.source === 'partner') partnerKeys.push(o.column.key);
-    else keys.push(o.key);
+    if (o.column.source === 'partner') {
+      firstPartner ??= keys.length;
+      partnerKeys.push(o.column.key);
+    } else keys.push(o.key);
   }
   const matched = plan.report.id === 'PARTNER_ORG_MATCHED_ACCOUNTS';
   const id = JSON.stringify([plan.report.id, plan.explicitColumns, keys, partnerKeys]);
   let t = templates.get(id);
   if (!t) {
-    t = { prefixes: keys.map((k) => JSON.stringify(k) + ':'), partnerKeys: matched && plan.explicitColumns ? partnerKeys : undefined, matched };
+    const explicit = matched && plan.explicitColumns;
+    t = {
+      prefixes: keys.map((k) => JSON.stringify(k) + ':'),
+      partnerKeys: explicit ? partnerKeys : undefined,
+      partnerAt: !matched ? undefined : explicit ? firstPartner : keys.length,
+    };
     templates.set(id, t);
   }
   return t;
@@ -47,24 +61,26 @@ function templateOf(plan: Plan): RowTemplate {
 
 /** The JSON array text of the page's rows (`[{...},...]`). */
 export function rowsJson(plan: Plan, rows: ReadonlyArray<readonly unknown[]>): string {
-  const { prefixes, partnerKeys, matched } = templateOf(plan);
+  const { prefixes, partnerKeys, partnerAt } = templateOf(plan);
   const n = prefixes.length;
   let out = '[';
   for (let r = 0; r < rows.length; r++) {
     const row = rows[r]!;
     let text = r === 0 ? '{' : ',{';
     let first = true;
-    for (let i = 0; i < n; i++) {
+    for (let i = 0; i <= n; i++) {
+      if (i === partnerAt) {
+        const fields = (row[n] ?? {}) as Record<string, unknown>;
+        const shared = partnerKeys ? Object.fromEntries(partnerKeys.filter((k) => k in fields).map((k) => [k, fields[k]])) : fields;
+        text += (first ? '' : ',') + '"partnerFields":' + JSON.stringify(shared);
+        first = false;
+      }
+      if (i === n) break;
       const value = json(row[i]);
       // A value JSON has no text for is left out, as JSON.stringify leaves out its key.
       if (value === undefined) continue;
       text += (first ? '' : ',') + prefixes[i]! + value;
       first = false;
-    }
-    if (matched) {
-      const fields = (row[n] ?? {}) as Record<string, unknown>;
-      const shared = partnerKeys ? Object.fromEntries(partnerKeys.filter((k) => k in fields).map((k) => [k, fields[k]])) : fields;
-      text += (first ? '' : ',') + '"partnerFields":' + JSON.stringify(shared);
     }
     out += text + '}';
   }
