@@ -197,9 +197,9 @@ function fieldPath(pointer: string, body: unknown): string {
 /** Maps Fastify's and the database's errors onto the registry (`body`: the request's, to name array items). */
 export function toApiError(error: unknown, body?: unknown): ApiError {
   if (error instanceof ApiError) return error;
-  const e = error as FastifyError & { validation?: Array<{ instancePath: string; message?: string; params?: Record<string, unknown> }>; validationContext?: string };
+  const e = error as FastifyError & { validation?: Array<{ keyword?: string; instancePath: string; message?: string; params?: Record<string, unknown> }>; validationContext?: string };
   if (e.validation) {
-    const errors: FieldError[] = e.validation.map((v) => {
+    const named = e.validation.map((v) => {
       const where = e.validationContext ?? 'body';
       const extra = v.params?.additionalProperty ? `/${String(v.params.additionalProperty)}` : v.params?.missingProperty ? `/${String(v.params.missingProperty)}` : '';
       const path = fieldPath(`${v.instancePath}${extra}`, where === 'body' ? body : undefined);
@@ -207,8 +207,19 @@ export function toApiError(error: unknown, body?: unknown): ApiError {
       // as the planner names them; only path parameters keep a prefix.
       const field = path ? (where === 'body' || where === 'querystring' ? path : `${where}.${path}`) : where;
       const message = v.params?.additionalProperty ? 'is not a known field' : v.params?.missingProperty ? 'is required' : v.message ?? 'is invalid';
-      return { field, message };
+      return { field, message, keyword: v.keyword, type: v.keyword === 'type' ? v.params?.type : undefined };
     });
+    // A union (an epoch as a string or a number) fails once per branch and once as a whole:
+    // one entry for the field, naming the types it takes (contract section 1: one entry per bad field).
+    const unions = new Set(named.filter((n) => n.keyword === 'anyOf').map((n) => n.field));
+    const errors: FieldError[] = [];
+    for (const n of named) {
+      if (!unions.has(n.field)) errors.push({ field: n.field, message: n.message });
+      else if (n.keyword === 'anyOf') {
+        const types = named.filter((t) => t.field === n.field && t.type !== undefined).map((t) => String(t.type));
+        errors.push({ field: n.field, message: types.length ? `must be ${types.join(' or ')}` : n.message });
+      }
+    }
     return validationError(errors);
   }
   switch (e.code) {

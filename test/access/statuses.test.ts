@@ -56,6 +56,12 @@ for (const engine of engines) {
     test('schema problems name array items [i] and object keys .key, as the planner does', async () => {
       const bad = assertProblem(await post(`${GVA}/records`, JSON.stringify({ columns: ['account_name', 5], filters: { '0': 7 }, context: { partnerPublicIds: [1] } })), 400);
       assert.deepEqual(bad.errors.map((e: any) => e.field).sort(), ['columns[1]', 'context.partnerPublicIds[0]', 'filters.0']);
+      // A string-or-number epoch of the wrong type is one entry, not one per union branch.
+      const epochs = assertProblem(await post(`${GVA}/records`, JSON.stringify({ context: { eventDateStart: true, eventDateEnd: null } })), 400);
+      assert.deepEqual(epochs.errors, [
+        { field: 'context.eventDateStart', message: 'must be string or number' },
+        { field: 'context.eventDateEnd', message: 'must be string or number' },
+      ]);
     });
 
     test('429 with Retry-After', async () => {
