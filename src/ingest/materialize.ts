@@ -20,6 +20,7 @@ import { ACCOUNT_FACT_COLUMNS, trigramIndexes } from '../reports/narrow-copies.j
 import { defaultLinePlan, insertLineBlocks, insertLines, LINE_COPIES, lineFingerprint } from '../reports/csv-lines.js';
 import { loadOrgMetadata } from '../reports/metadata.js';
 import { releaseWal } from './release-wal.js';
+import { customParts, loadDefinitions, type CustomParts, type Definitions, type Owners } from './custom-objects.js';
 
 type Pairs = ReadonlyArray<readonly [column: string, expression: string]>;
 
@@ -95,100 +96,13 @@ const jsonStrings = (expr: string) =>
   `coalesce((select string_agg(j.value #>> '{}', chr(31)) from jsonb_each(${expr}) j where jsonb_typeof(j.value) = 'string'), '')`;
 
 /**
- * jsonb keeps an object's keys shorter first, then by bytes: the order `jsonb_each`
- * returns them in, so the order in which jsonStrings joins their values.
- */
-export function jsonbKeyOrder(a: string, b: string): number {
-  const x = Buffer.from(a, 'utf8');
-  const y = Buffer.from(b, 'utf8');
-  return x.length - y.length || Buffer.compare(x, y);
-}
-
-/**
- * Which keys occur in the data (found once per import by `jsonKeys`): per table and
- * organization, the keys of any row's `custom`. With them, the string values of an
- * object are `concat_ws` over per-key lookups in key order: the same text as jsonStrings
- * without a `jsonb_each` subquery per row (a select of the events report's custom text
- * took 1.7 s instead of 4.7 s at scale 100; within a whole insert the gain measured
- * smaller, 0-2.5 s of backend CPU per table).
- */
-export interface JsonKeys {
-  custom: Map<string, Map<number, string[]>>;
-}
-
-/** Alias of a `custom` column in the report inserts -> its table. */
-const CUSTOM_TABLE: Record<string, string> = { a: 'accounts', oa: 'accounts', e: 'events', o: 'opportunities' };
-
-const stringValue = (value: string) => `case when jsonb_typeof(${value}) = 'string' then ${value} #>> '{}' end`;
-
-/**
- * Most per-key lookups one customStrings expression may hold. The expression has a branch
- * per organization (a CASE that each row walks to its own) and a lookup per key: with
- * hundreds of organizations or keys the statement and the per-row walk grow with their
- * product, so beyond this the jsonb_each form (the same text) is used instead.
- */
-export const MAX_CUSTOM_LOOKUPS = 2_000;
-
-/**
- * String values of `custom` (one object, or several merged with `||`, a later key
- * winning) by the keys each organization's rows hold; null when the expression is not
- * of that form or too large (the caller then uses jsonStrings).
- */
-export function customStrings(expr: string, orgId: string, keys: JsonKeys): string | null {
-  const aliases = expr.split(' || ').map((part) => /^([a-z]+)\.custom$/.exec(part.trim())?.[1]);
-  if (aliases.some((a) => !a || !CUSTOM_TABLE[a])) return null;
-  const parts = aliases.map((a) => ({ alias: a!, keys: keys.custom.get(CUSTOM_TABLE[a!]!) ?? new Map<number, string[]>() }));
-  const orgs = [...new Set(parts.flatMap((p) => [...p.keys.keys()]))].sort((x, y) => x - y);
-  // Per organization, every key any of the objects holds, in jsonb key order.
-  const keysOf = orgs.map((org) => [org, [...new Set(parts.flatMap((p) => p.keys.get(org) ?? []))].sort(jsonbKeyOrder)] as const);
-  if (keysOf.reduce((n, [, all]) => n + all.length, 0) > MAX_CUSTOM_LOOKUPS) return null;
-  const branches = keysOf.map(([org, all]) => {
-    const values = all.map((k) => {
-      // The last object holding the key decides its value (`||` keeps the right one).
-      const holders = parts.filter((p) => p.keys.get(org)?.includes(k)).reverse().map((p) => `${p.alias}.custom -> ${quote(k)}`);
-      return stringValue(holders.length === 1 ? holders[0]! : `coalesce(${holders.join(', ')})`);
-    });
-    return `when ${Number(org)} then concat_ws(chr(31), ${values.join(', ')})`;
-  });
-  return branches.length ? `case ${orgId} ${branches.join(' ')} else '' end` : "''";
-}
-
-/**
- * The keys of every custom object (per table and organization): one pass over each table
- * with a custom column, after the load, so it sees every row the report inserts read
- * (keys without a custom field definition are kept by the import, so the definitions
- * alone would not do).
- */
-async function jsonKeys(db: Kysely<any>): Promise<JsonKeys> {
-  const tables = [...new Set(Object.values(CUSTOM_TABLE))];
-  // A short parallel scan: compiling it with LLVM in the leader and each worker cost more
-  // than the scan (4.7 s with JIT, 2.0 s without, at scale 100).
-  await sql`set local jit = off`.execute(db);
-  const rows = (
-    await sql
-      .raw<{ t: string; org_id: number; k: string }>(
-        tables.map((t) => `select * from (select distinct '${t}' as t, org_id, k from ${t} cross join lateral jsonb_object_keys(custom) k) ${t}`).join('\nunion all\n'),
-      )
-      .execute(db)
-  ).rows;
-  await sql`set local jit to default`.execute(db);
-  const custom = new Map<string, Map<number, string[]>>();
-  for (const r of rows) {
-    let byOrg = custom.get(r.t);
-    if (!byOrg) custom.set(r.t, (byOrg = new Map()));
-    const org = Number(r.org_id);
-    byOrg.set(org, [...(byOrg.get(org) ?? []), r.k]);
-  }
-  return { custom };
-}
-
-/**
  * The row's searchable text: every textual column of the report's catalog but its
- * by-value ones (search-values.ts) and the string values of its custom (and shared
- * partner) fields, joined by U+001F so that no search term (query.ts tests a term that
- * contains it column by column) can match across two values.
+ * by-value ones (search-values.ts), the string values of its custom columns (`custom`:
+ * custom-objects.ts) and of its shared partner fields, joined by U+001F so that no search
+ * term (query.ts tests a term that contains it column by column) can match across two
+ * values.
  */
-function searchText(table: string, pairs: Pairs, keys?: JsonKeys): string {
+function searchText(table: string, pairs: Pairs, custom?: CustomParts): string {
   const report = REPORT_OF_TABLE[table];
   const source = new Map(pairs);
   const parts: string[] = [];
@@ -200,9 +114,8 @@ function searchText(table: string, pairs: Pairs, keys?: JsonKeys): string {
     const expr = source.get(name);
     if (expr) parts.push(`coalesce((${expr})::text, '')`);
   }
-  const custom = source.get('custom');
-  if (custom !== undefined) parts.push((keys && customStrings(custom, source.get('org_id')!, keys)) ?? jsonStrings(`(${custom})`));
-  // partner_fields stays with jsonb_each: it is a stored, often compressed, object of ~40
+  if (custom) parts.push(custom.strings);
+  // partner_fields keeps jsonb_each: it is a stored, often compressed, object of ~40
   // keys, and a lookup per key decompresses it again each time (measured: 50% slower).
   if (source.has('partner_fields')) parts.push(jsonStrings(`(${source.get('partner_fields')})`));
   // Stored lower-cased: `x ilike p` on a UTF-8 database is `lower(x) like lower(p)` (the
@@ -226,10 +139,18 @@ const PRIMARY_KEYS: Record<string, string> = { rpt_account_line_blocks: 'org_id,
 export const REPORT_TABLES = ['rpt_global_accounts', 'rpt_account_facts', 'rpt_account_lines', 'rpt_account_line_blocks', 'rpt_global_opportunities', 'rpt_attribution_events', 'rpt_event_facts', 'rpt_new_opportunities', 'rpt_attribution_links', 'rpt_attribution_facts', 'rpt_connected_partners', 'rpt_matched_accounts'] as const;
 
 /** The report's columns and its search text: what insert() and createAs() write. */
-const withSearchText = (table: string, pairs: Pairs, keys: JsonKeys): Pairs => [...pairs, ['search_text', searchText(table, pairs, keys)]];
+/**
+ * The report's columns, its `custom` object (when `owners` says which alias holds each
+ * entity's custom fields) and its search text: what insert() and createAs() write.
+ */
+function withDerived(table: string, pairs: Pairs, defs: Definitions, owners?: Owners): Pairs {
+  const custom = owners ? customParts(REPORT_OF_TABLE[table]!, owners, defs, pairs.find(([c]) => c === 'org_id')![1]) : undefined;
+  const all: Pairs = custom ? [...pairs, ['custom', custom.object]] : pairs;
+  return [...all, ['search_text', searchText(table, pairs, custom)]];
+}
 
-async function insert(db: Kysely<any>, keys: JsonKeys, table: string, pairs: Pairs, from: string): Promise<void> {
-  const all = withSearchText(table, pairs, keys);
+async function insert(db: Kysely<any>, defs: Definitions, table: string, pairs: Pairs, from: string, owners?: Owners): Promise<void> {
+  const all = withDerived(table, pairs, defs, owners);
   const columns = all.map(([c]) => c).join(', ');
   const expressions = all.map(([, e]) => e).join(',\n    ');
   await sql.raw(`insert into ${table}${NEXT} (${columns})\n  select ${expressions}\n  ${from}`).execute(db);
@@ -276,8 +197,8 @@ async function columnsOf(db: Kysely<any>, table: string): Promise<ColumnDefiniti
  * the rows are written (insert() keeps it, through `like ... including compression`).
  * The empty `__next` table materialize made for every report is replaced.
  */
-async function createAs(db: Kysely<any>, keys: JsonKeys, table: string, pairs: Pairs, from: string): Promise<void> {
-  const source = new Map(withSearchText(table, pairs, keys));
+async function createAs(db: Kysely<any>, defs: Definitions, table: string, pairs: Pairs, from: string, owners?: Owners): Promise<void> {
+  const source = new Map(withDerived(table, pairs, defs, owners));
   const columns = await columnsOf(db, table);
   const unknown = [...source.keys()].filter((c) => !columns.some((d) => d.name === c));
   if (unknown.length) throw new Error(`${table} has no column ${unknown.join(', ')}`);
@@ -456,7 +377,7 @@ export async function materialize(db: Kysely<any>, engine: Engine): Promise<void
   for (const t of TEMPORARY_TABLES) await sql.raw(`drop table if exists ${t}`).execute(db);
   await computeTopParents(db);
   await buildTemporaryTables(db);
-  const keys = await jsonKeys(db);
+  const keys = await loadDefinitions(db);
   for (const table of REPORT_TABLES) {
     await sql.raw(`drop table if exists ${table}${NEXT}`).execute(db);
     // `including compression`: the line blocks are compressed with lz4 where the server has it (migration 0012).
@@ -569,7 +490,7 @@ async function buildTemporaryTables(db: Kysely<any>): Promise<void> {
     from event_types et cross join lateral jsonb_array_elements(et.subtypes) as s`.execute(db);
 }
 
-async function buildGlobalAccounts(db: Kysely<any>, keys: JsonKeys): Promise<void> {
+async function buildGlobalAccounts(db: Kysely<any>, keys: Definitions): Promise<void> {
   await insert(
     db,
     keys,
@@ -583,17 +504,17 @@ async function buildGlobalAccounts(db: Kysely<any>, keys: JsonKeys): Promise<voi
       ...accountGlobal('a'),
       ...partnerGlobal,
       ['customownername', 'a.custom_owner_name'], ['customowneremail', 'a.custom_owner_email'], ['customownertitle', 'a.custom_owner_title'],
-      ['custom', 'a.custom'],
     ],
     `from tmp_matches m
   join accounts a on a.org_id = m.org_id and a.crm_account_id = m.crm_account_id
   join tmp_partner_counts pc on pc.org_id = m.org_id and pc.crm_account_id = m.crm_account_id`,
+    { account: 'a' },
   );
   // The narrow copy that filtered counts read (src/reports/narrow-copies.ts).
   await insertCopy(db, 'rpt_account_facts', 'rpt_global_accounts', ACCOUNT_FACT_COLUMNS, 'org_id, rid');
 }
 
-async function buildGlobalOpportunities(db: Kysely<any>, keys: JsonKeys): Promise<void> {
+async function buildGlobalOpportunities(db: Kysely<any>, keys: Definitions): Promise<void> {
   await insert(
     db,
     keys,
@@ -611,13 +532,13 @@ async function buildGlobalOpportunities(db: Kysely<any>, keys: JsonKeys): Promis
       ['crm_opportunity_id', 'o.crm_opportunity_id'],
       ...accountGlobal('a'),
       ...partnerGlobal,
-      ['custom', 'o.custom'],
     ],
     `from tmp_matches m
   join accounts a on a.org_id = m.org_id and a.crm_account_id = m.crm_account_id
   join opportunities o on o.org_id = m.org_id and o.crm_account_id = m.crm_account_id
   join orgs org on org.id = m.org_id
   join tmp_partner_counts pc on pc.org_id = m.org_id and pc.crm_account_id = m.crm_account_id`,
+    { opportunity: 'o' },
   );
 }
 
@@ -630,7 +551,7 @@ const EVENT_JOINS = `
   left join event_types et on et.code = e.event_type_code
   left join tmp_subtypes st on st.code = e.event_type_code and st.subcode = e.event_subtype_code`;
 
-async function buildAttributionEvents(db: Kysely<any>, keys: JsonKeys): Promise<void> {
+async function buildAttributionEvents(db: Kysely<any>, keys: Definitions): Promise<void> {
   await insert(
     db,
     keys,
@@ -644,9 +565,9 @@ async function buildAttributionEvents(db: Kysely<any>, keys: JsonKeys): Promise<
       ...groupC,
       ...groupA('a'),
       ...groupB,
-      ['custom', 'a.custom || e.custom'],
     ],
     `from events e ${EVENT_JOINS}`,
+    { event: 'e', account: 'a' },
   );
   // The narrow copy that context-only counts read (migration 0007), in (org_id, event_date)
   // order so that an event window is a contiguous range of pages.
@@ -658,7 +579,7 @@ async function buildAttributionEvents(db: Kysely<any>, keys: JsonKeys): Promise<
  * linked to opportunity O of the same organization when both accounts share a top parent
  * and d <= O.createdDate <= d + W days. An opportunity with at least one link is new.
  */
-async function buildPipelineAttribution(db: Kysely<any>, keys: JsonKeys): Promise<void> {
+async function buildPipelineAttribution(db: Kysely<any>, keys: Definitions): Promise<void> {
   // The links are numbered here, on their keys and sort columns only: numbering them in
   // the report insert sorted the joined wide rows (about 70 columns and three custom
   // objects each), which at scale 1000 spilled tens of gigabytes of temporary files.
@@ -686,12 +607,12 @@ async function buildPipelineAttribution(db: Kysely<any>, keys: JsonKeys): Promis
       ['rid', 'row_number() over (partition by o.org_id order by o.created_date desc, o.crm_opportunity_id collate "C")'],
       ['top_parent_crm_account_id', 'tp.top_id'], ['top_parent_crm_account_name', 'tp.top_name'],
       ...oppColumns,
-      ['custom', 'o.custom'],
     ],
     `from opportunities o
   join accounts oa on oa.org_id = o.org_id and oa.crm_account_id = o.crm_account_id
   join tmp_top_parents tp on tp.org_id = oa.org_id and tp.crm_account_id = oa.crm_account_id
   where exists (select 1 from tmp_links l where l.org_id = o.org_id and l.crm_opportunity_id = o.crm_opportunity_id)`,
+    { opportunity: 'o' },
   );
 
   // For the join below only (the whole table is analyzed after the commit).
@@ -712,7 +633,6 @@ async function buildPipelineAttribution(db: Kysely<any>, keys: JsonKeys): Promis
       ...groupC,
       ...groupA('oa'),
       ...groupB,
-      ['custom', 'oa.custom || e.custom || o.custom'],
     ],
     `from tmp_links l
   join events e on e.org_id = l.org_id and e.event_id = l.event_id
@@ -720,6 +640,7 @@ async function buildPipelineAttribution(db: Kysely<any>, keys: JsonKeys): Promis
   join accounts oa on oa.org_id = o.org_id and oa.crm_account_id = o.crm_account_id
   join rpt_new_opportunities${NEXT} n on n.org_id = o.org_id and n.opp_crm_opportunity_id = o.crm_opportunity_id
   ${EVENT_JOINS}`,
+    { opportunity: 'o', account: 'oa', event: 'e' },
   );
   // The narrow copy the pipeline summary aggregates per request (migration 0004), in
   // (org_id, event_date) order so that an event window is a contiguous range of pages.
@@ -752,7 +673,7 @@ async function insertCopy(db: Kysely<any>, target: string, source: string, colum
   await sql.raw(`insert into ${target}${NEXT} (${list}) select ${list} from ${source}${NEXT} order by ${order}`).execute(db);
 }
 
-async function buildConnectedPartners(db: Kysely<any>, keys: JsonKeys): Promise<void> {
+async function buildConnectedPartners(db: Kysely<any>, keys: Definitions): Promise<void> {
   // MUTUAL: connected in both directions. The partner's own partnership record decides
   // when the bundle has one; otherwise the caller's `mutual` flag does.
   await insert(
@@ -777,7 +698,7 @@ async function buildConnectedPartners(db: Kysely<any>, keys: JsonKeys): Promise<
   );
 }
 
-async function buildMatchedAccounts(db: Kysely<any>, keys: JsonKeys): Promise<void> {
+async function buildMatchedAccounts(db: Kysely<any>, keys: Definitions): Promise<void> {
   // mapByLocations compares with the partner's SHARED city/state/country only: matching
   // on an unshared value would let a filter reveal it. Two missing values are the same
   // (an Irish account without a state matches its Dublin partner account without one);
@@ -800,9 +721,10 @@ async function buildMatchedAccounts(db: Kysely<any>, keys: JsonKeys): Promise<vo
       ['company_partner_name', 'm.partner_name'], ['partner_owner', 'm.p_owner_name'], ['avg_deal_size', 'm.average_referral_deal_size'],
       ['annual_revenue', 'a.annual_revenue'], ['is_customer', 'a.is_customer'], ['number_of_employees', 'a.number_of_employees'],
       ['open_opp_count', 'a.open_opp_count'], ['closed_opp_count', 'a.closed_opp_count'],
-      ['custom', 'a.custom'], ['partner_fields', 'm.partner_fields'],
+      ['partner_fields', 'm.partner_fields'],
     ],
     `from tmp_matches m
   join accounts a on a.org_id = m.org_id and a.crm_account_id = m.crm_account_id`,
+    { account: 'a' },
   );
 }

@@ -113,12 +113,15 @@ export function sqlTypeOf(type: ColumnType): string {
 
 function customColumn(f: CustomFieldMeta, key: string, json: 'custom' | 'partner_fields', source: 'custom' | 'partner', jsonKey: string): Column {
   const c: Column = { key, title: f.title, type: f.type, sql: '', json: { column: json, key: jsonKey }, source };
-  if (source === 'custom') c.classification = f.classification;
+  if (source === 'custom') {
+    c.classification = f.classification;
+    c.entity = f.entity;
+  }
   return c;
 }
 
 /** The caller's custom columns for a report, in the catalog's entity precedence (first definition of a key wins). */
-export function customColumns(report: ReportDefinition, meta: OrgMetadata): Column[] {
+export function customColumns(report: ReportDefinition, meta: Pick<OrgMetadata, 'customFields'>): Column[] {
   const seen = new Set(report.columns.map((c) => c.key));
   const out: Column[] = [];
   for (const entity of report.customEntities) {

@@ -24,7 +24,9 @@ function bundleWithLongNote(): string {
   const accounts = (BUNDLE.accounts as Array<Record<string, any>>).map((a) => (a.crmAccountId === 'A1' ? { ...a, custom: { ...a.custom, note: LONG_NOTE } } : a));
   const dir = mkdtempSync(join(tmpdir(), 'pr-toast-'));
   dirs.push(dir);
-  return writeSmallBundle(dir, { accounts });
+  // A defined string field: report rows (and their search text) hold defined custom fields only.
+  const custom_fields = [...BUNDLE.custom_fields!, { org: (BUNDLE.accounts![0] as { org: string }).org, entity: 'account', key: 'note', title: 'Note', type: 'string', classification: 'CUSTOM_CRM_FIELD' }];
+  return writeSmallBundle(dir, { accounts, custom_fields });
 }
 
 for (const engine of engines) {

@@ -68,6 +68,8 @@ export interface Column {
   source: ColumnSource;
   /** `CUSTOM_CRM_FIELD` / `CUSTOM_CRM_OBJECT` for custom columns. */
   classification?: 'CUSTOM_CRM_FIELD' | 'CUSTOM_CRM_OBJECT';
+  /** For custom columns: the entity whose custom field it is (the import fills the row's `custom` from that entity's object). */
+  entity?: CustomEntity;
   /** Display group (spec 2.5 groups A-D and the like); informational. */
   group?: string;
   /** Hidden by default in a UI (`isHidden`). */
