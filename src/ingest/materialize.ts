@@ -377,7 +377,7 @@ export async function materialize(db: Kysely<any>, engine: Engine): Promise<void
   for (const t of TEMPORARY_TABLES) await sql.raw(`drop table if exists ${t}`).execute(db);
   await computeTopParents(db);
   await buildTemporaryTables(db);
-  const keys = await loadDefinitions(db);
+  const defs = await loadDefinitions(db);
   for (const table of REPORT_TABLES) {
     await sql.raw(`drop table if exists ${table}${NEXT}`).execute(db);
     // `including compression`: the line blocks are compressed with lz4 where the server has it (migration 0012).
@@ -385,13 +385,13 @@ export async function materialize(db: Kysely<any>, engine: Engine): Promise<void
   }
   // Each build writes gigabytes at scale: PGlite's WAL is released between them (release-wal.ts).
   const steps = [
-    () => buildGlobalAccounts(db, keys),
+    () => buildGlobalAccounts(db, defs),
     () => buildCsvLines(db),
-    () => buildGlobalOpportunities(db, keys),
-    () => buildAttributionEvents(db, keys),
-    () => buildPipelineAttribution(db, keys),
-    () => buildConnectedPartners(db, keys),
-    () => buildMatchedAccounts(db, keys),
+    () => buildGlobalOpportunities(db, defs),
+    () => buildAttributionEvents(db, defs),
+    () => buildPipelineAttribution(db, defs),
+    () => buildConnectedPartners(db, defs),
+    () => buildMatchedAccounts(db, defs),
   ];
   for (const step of steps) {
     await step();
@@ -490,10 +490,10 @@ async function buildTemporaryTables(db: Kysely<any>): Promise<void> {
     from event_types et cross join lateral jsonb_array_elements(et.subtypes) as s`.execute(db);
 }
 
-async function buildGlobalAccounts(db: Kysely<any>, keys: Definitions): Promise<void> {
+async function buildGlobalAccounts(db: Kysely<any>, defs: Definitions): Promise<void> {
   await insert(
     db,
-    keys,
+    defs,
     'rpt_global_accounts',
     [
       ['org_id', 'm.org_id'],
@@ -514,10 +514,10 @@ async function buildGlobalAccounts(db: Kysely<any>, keys: Definitions): Promise<
   await insertCopy(db, 'rpt_account_facts', 'rpt_global_accounts', ACCOUNT_FACT_COLUMNS, 'org_id, rid');
 }
 
-async function buildGlobalOpportunities(db: Kysely<any>, keys: Definitions): Promise<void> {
+async function buildGlobalOpportunities(db: Kysely<any>, defs: Definitions): Promise<void> {
   await insert(
     db,
-    keys,
+    defs,
     'rpt_global_opportunities',
     [
       ['org_id', 'm.org_id'],
@@ -551,10 +551,10 @@ const EVENT_JOINS = `
   left join event_types et on et.code = e.event_type_code
   left join tmp_subtypes st on st.code = e.event_type_code and st.subcode = e.event_subtype_code`;
 
-async function buildAttributionEvents(db: Kysely<any>, keys: Definitions): Promise<void> {
+async function buildAttributionEvents(db: Kysely<any>, defs: Definitions): Promise<void> {
   await insert(
     db,
-    keys,
+    defs,
     'rpt_attribution_events',
     [
       ['org_id', 'e.org_id'],
@@ -579,7 +579,7 @@ async function buildAttributionEvents(db: Kysely<any>, keys: Definitions): Promi
  * linked to opportunity O of the same organization when both accounts share a top parent
  * and d <= O.createdDate <= d + W days. An opportunity with at least one link is new.
  */
-async function buildPipelineAttribution(db: Kysely<any>, keys: Definitions): Promise<void> {
+async function buildPipelineAttribution(db: Kysely<any>, defs: Definitions): Promise<void> {
   // The links are numbered here, on their keys and sort columns only: numbering them in
   // the report insert sorted the joined wide rows (about 70 columns and three custom
   // objects each), which at scale 1000 spilled tens of gigabytes of temporary files.
@@ -600,7 +600,7 @@ async function buildPipelineAttribution(db: Kysely<any>, keys: Definitions): Pro
 
   await insert(
     db,
-    keys,
+    defs,
     'rpt_new_opportunities',
     [
       ['org_id', 'o.org_id'],
@@ -619,7 +619,7 @@ async function buildPipelineAttribution(db: Kysely<any>, keys: Definitions): Pro
   await sql.raw(`analyze rpt_new_opportunities${NEXT} (org_id, opp_crm_opportunity_id)`).execute(db);
   await createAs(
     db,
-    keys,
+    defs,
     'rpt_attribution_links',
     [
       ['org_id', 'e.org_id'],
@@ -673,12 +673,12 @@ async function insertCopy(db: Kysely<any>, target: string, source: string, colum
   await sql.raw(`insert into ${target}${NEXT} (${list}) select ${list} from ${source}${NEXT} order by ${order}`).execute(db);
 }
 
-async function buildConnectedPartners(db: Kysely<any>, keys: Definitions): Promise<void> {
+async function buildConnectedPartners(db: Kysely<any>, defs: Definitions): Promise<void> {
   // MUTUAL: connected in both directions. The partner's own partnership record decides
   // when the bundle has one; otherwise the caller's `mutual` flag does.
   await insert(
     db,
-    keys,
+    defs,
     'rpt_connected_partners',
     [
       ['org_id', 'p.org_id'],
@@ -698,14 +698,14 @@ async function buildConnectedPartners(db: Kysely<any>, keys: Definitions): Promi
   );
 }
 
-async function buildMatchedAccounts(db: Kysely<any>, keys: Definitions): Promise<void> {
+async function buildMatchedAccounts(db: Kysely<any>, defs: Definitions): Promise<void> {
   // mapByLocations compares with the partner's SHARED city/state/country only: matching
   // on an unshared value would let a filter reveal it. Two missing values are the same
   // (an Irish account without a state matches its Dublin partner account without one);
   // a missing partner account never matches.
   await insert(
     db,
-    keys,
+    defs,
     'rpt_matched_accounts',
     [
       ['org_id', 'm.org_id'],
