@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import helmet from '@fastify/helmet';
 import cors from '@fastify/cors';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -58,6 +59,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     },
     bodyLimit: 1024 * 1024,
     requestTimeout: deps.config.requestTimeoutMs,
+    clientErrorHandler: answerClientError,
     ajv: { customOptions: { allErrors: true, coerceTypes: false, removeAdditional: false } },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     // Router-level errors (bad URL encoding, over-long path parameters) in the same format.
@@ -117,6 +119,27 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerAuthRoutes(app, { database: deps.database, config: deps.config, clock });
   addMethodNotAllowed();
   return app;
+}
+
+/**
+ * Requests Node's HTTP parser refuses before Fastify sees them (headers over 16 KB, a
+ * malformed request line, a client too slow to send its headers) answered as every other
+ * error is: problem+json with a request id (contract section 1), then the connection is
+ * closed, since the parser cannot tell where a next request would start. No request was
+ * parsed, so `instance` names the occurrence (`urn:uuid:<request id>`), not a path.
+ */
+function answerClientError(this: FastifyInstance, error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const detail = status === 431 ? 'the request headers are larger than 16 KB' : status === 408 ? 'the request headers did not arrive in time' : 'the request is not valid HTTP';
+  const id = randomUUID();
+  const body = JSON.stringify(problemBody(new ApiError({ status, code: `PR${status}`, title: STATUS_CODES[status]!, detail }), `urn:uuid:${id}`, id));
+  this.log.debug({ err: error, requestId: id }, 'client error');
+  if (socket.writable) {
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nx-request-id: ${id}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  } else socket.destroy(error);
 }
 
 /** A field's name one step further, as the planner writes it: `[i]` for an array item, `.key` otherwise. */

@@ -6,6 +6,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { connect, type AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import type { LightMyRequestResponse } from 'fastify';
 import { engines } from '../helpers/engines.js';
@@ -104,6 +105,30 @@ for (const engine of engines) {
       } finally {
         await g.app.close();
         await g.database.dispose().catch(() => undefined);
+      }
+    });
+
+    test('what the HTTP parser refuses (431 headers too large, 400 not HTTP) is problem+json with a request id too', async () => {
+      await f.app.listen({ host: '127.0.0.1', port: 0 });
+      const { port } = f.app.server.address() as AddressInfo;
+      const raw = (bytes: string) =>
+        new Promise<string>((resolve, reject) => {
+          const socket = connect(port, '127.0.0.1', () => socket.write(bytes));
+          let text = '';
+          socket.on('data', (d) => (text += d.toString('utf8')));
+          socket.on('end', () => resolve(text));
+          socket.on('error', reject);
+        });
+      for (const [bytes, status] of [[`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431], ['NOT HTTP AT ALL\r\n\r\n', 400]] as const) {
+        const answer = await raw(bytes);
+        const [head, body] = answer.split('\r\n\r\n');
+        assert.match(head!, new RegExp(`^HTTP/1.1 ${status} `));
+        assert.match(head!, /content-type: application\/problem\+json/i);
+        const id = /x-request-id: (\S+)/i.exec(head!)?.[1];
+        const problem = JSON.parse(body!);
+        assert.equal(problem.status, status);
+        assert.equal(problem.requestId, id);
+        for (const k of ['type', 'title', 'detail', 'instance']) assert.equal(typeof problem[k], 'string', k);
       }
     });
 
