@@ -7,6 +7,8 @@ import { runOperation, type Operation } from './context.js';
 import { CliFailure } from './failure.js';
 import { createApiKey } from '../server/access/api-keys.js';
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export const keysCreate: Operation<{ org: string; user: string; name: string }> = async ({ database: { db }, out }, options) => {
   const org = await db.selectFrom('orgs').select(['id', 'name']).where('public_id', '=', assertUuid(options.org)).executeTakeFirst();
   if (!org) throw new CliFailure(`no organization with publicId ${options.org}`);
@@ -33,7 +35,8 @@ export const keysList: Operation<{ org: string }> = async ({ database: { db }, o
 };
 
 export const keysRevoke: Operation<{ keyId: string }> = async ({ database: { db }, out }, { keyId }) => {
-  if (!/^[0-9a-f-]{36}$/i.test(keyId)) throw new CliFailure(`not a key id: ${keyId}`);
+  // A real UUID, checked here: the database would refuse anything else with an error of its own.
+  if (!UUID.test(keyId)) throw new CliFailure(`not a key id (a UUID as shown by \`keys list\`): ${JSON.stringify(keyId)}`);
   const result = await db.updateTable('api_keys').set({ revoked_at: new Date() }).where('id', '=', keyId).where('revoked_at', 'is', null).executeTakeFirst();
   if (Number(result.numUpdatedRows) === 0) {
     const exists = await db.selectFrom('api_keys').select('id').where('id', '=', keyId).executeTakeFirst();
@@ -49,6 +52,6 @@ export const keysListCommand = (options: { org: string }) => runOperation('keys.
 export const keysRevokeCommand = (keyId: string) => runOperation('keys.revoke', { keyId }, keysRevoke);
 
 function assertUuid(value: string): string {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)) throw new CliFailure(`--org must be an organization publicId (a UUID), got ${JSON.stringify(value)}`);
+  if (!UUID.test(value)) throw new CliFailure(`--org must be an organization publicId (a UUID), got ${JSON.stringify(value)}`);
   return value.toLowerCase();
 }

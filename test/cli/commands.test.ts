@@ -103,6 +103,25 @@ for (const engine of engines) {
         if (database) await database.dispose();
       }
     });
+
+    test('keys revoke: an id that is not a UUID is one line of error and exit 1, never a stack', async () => {
+      const database = engine.name === 'postgres' ? await engine.open() : undefined;
+      const env: NodeJS.ProcessEnv = database ? { DATABASE_URL: database.url } : { DATA_DIR: tmp('pr-cli-revoke-'), DATABASE_URL: '' };
+      try {
+        // 36 characters of the old pattern's alphabet, but no UUID; then other near misses.
+        for (const id of ['000000000000000000000000000000000000', '0000000-00000-0000-0000-0000000000000', 'zzzzzzzz-0000-0000-0000-000000000000', 'x']) {
+          const refused = cli(env, 'keys', 'revoke', id);
+          assert.equal(refused.status, 1, id);
+          assert.equal(refused.stderr, `partner-reports: not a key id (a UUID as shown by \`keys list\`): ${JSON.stringify(id)}\n`, id);
+        }
+        // A well-formed id of no key: its own one-line error.
+        const missing = cli(env, 'keys', 'revoke', '00000000-0000-0000-0000-000000000000');
+        assert.equal(missing.status, 1);
+        assert.equal(missing.stderr, 'partner-reports: no API key 00000000-0000-0000-0000-000000000000\n');
+      } finally {
+        if (database) await database.dispose();
+      }
+    });
   });
 }
 

@@ -3,11 +3,25 @@
  * keys from a JWKS (JWT_JWKS_URL: an http(s) URL, a file: URL or a file path); `exp` and
  * `nbf` always, `iss`/`aud` when configured. Claims: sub (user email), org (organization
  * publicId), role (ADMIN | MEMBER).
+ *
+ * A token that fails verification is no caller (401). A JWKS that cannot be fetched says
+ * nothing about the token: that is a dependency down, a 503 with Retry-After (contract
+ * section 1), so that clients retry instead of discarding a good token.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { createLocalJWKSet, createRemoteJWKSet, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import {
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  customFetch,
+  errors,
+  jwtVerify,
+  type FetchImplementation,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+} from 'jose';
 import type { Config } from '../../config.js';
+import { unavailable } from '../errors.js';
 
 export interface TokenClaims {
   sub: string;
@@ -17,14 +31,45 @@ export interface TokenClaims {
 
 const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** The claims of a valid token, undefined for any other token; throws a 503 ApiError when the JWKS cannot be fetched. */
 export type TokenVerifier = (token: string) => Promise<TokenClaims | undefined>;
 
-export function createTokenVerifier(config: Config, clock: () => number): TokenVerifier | undefined {
+/** The remote key set could not be loaded (carries jose's or fetch's error as its cause). */
+class KeySetUnavailable extends Error {}
+
+/**
+ * What a remote key set throws because of the token (after a successful fetch): no key
+ * or several keys match its `kid`/`alg`, or its `alg` cannot come from a JWKS. Everything
+ * else it throws is about loading the set (jose 6 jwks/remote.js): JWKSTimeout, a plain
+ * JOSEError (ERR_JOSE_GENERIC) for a status other than 200 or a body that is not JSON,
+ * JWKSInvalid for JSON that is not a key set, and fetch's own errors (connection refused,
+ * DNS, reset).
+ */
+const TOKEN_FAULTS = new Set<string>([errors.JWKSNoMatchingKey.code, errors.JWKSMultipleMatchingKeys.code, errors.JOSENotSupported.code]);
+
+function remoteKeySet(url: URL, fetchKeys: FetchImplementation | undefined): JWTVerifyGetKey {
+  const keys = createRemoteJWKSet(url, fetchKeys ? { [customFetch]: fetchKeys } : {});
+  return async (header, token) => {
+    try {
+      return await keys(header, token);
+    } catch (error) {
+      if (error instanceof errors.JOSEError && TOKEN_FAULTS.has(error.code)) throw error;
+      throw new KeySetUnavailable('the JWKS could not be loaded', { cause: error });
+    }
+  };
+}
+
+export interface TokenVerifierOptions {
+  /** How the remote JWKS is fetched (default: the global fetch); for tests. */
+  fetchKeys?: FetchImplementation;
+}
+
+export function createTokenVerifier(config: Config, clock: () => number, options: TokenVerifierOptions = {}): TokenVerifier | undefined {
   let key: Uint8Array | JWTVerifyGetKey;
   let algorithms: string[] | undefined;
   if (config.jwtJwksUrl) {
     const source = config.jwtJwksUrl;
-    if (/^https?:/.test(source)) key = createRemoteJWKSet(new URL(source));
+    if (/^https?:/.test(source)) key = remoteKeySet(new URL(source), options.fetchKeys);
     else key = createLocalJWKSet(JSON.parse(readFileSync(source.startsWith('file:') ? fileURLToPath(source) : source, 'utf8')));
   } else if (config.jwtSecret) {
     key = new TextEncoder().encode(config.jwtSecret);
@@ -41,7 +86,12 @@ export function createTokenVerifier(config: Config, clock: () => number): TokenV
         ...(config.jwtAudience ? { audience: config.jwtAudience } : {}),
       };
       payload = (typeof key === 'function' ? await jwtVerify(token, key, options) : await jwtVerify(token, key, options)).payload;
-    } catch {
+    } catch (error) {
+      if (error instanceof KeySetUnavailable) {
+        const api = unavailable('the keys that verify bearer tokens (JWKS) could not be fetched; retry shortly');
+        (api as { cause?: unknown }).cause = error.cause;
+        throw api;
+      }
       return undefined;
     }
     const { sub, org, role } = payload as JWTPayload & { org?: unknown; role?: unknown };

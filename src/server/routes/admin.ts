@@ -30,7 +30,12 @@ const KeySchema = Type.Object({
 const ERRORS = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema, 429: ProblemSchema };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-function requireAdmin(request: FastifyRequest): void {
+/**
+ * Every admin route's own onRequest hook: it runs after the access stage's (which set
+ * the caller) and before the body is read or validated, so a non-admin is 403 whatever
+ * the body (not 400 for a body it had no business sending).
+ */
+async function requireAdmin(request: FastifyRequest): Promise<void> {
   if (request.caller.role !== 'ADMIN') throw forbidden('only an ADMIN of the organization may manage its API keys');
 }
 
@@ -47,8 +52,8 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
       body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false }),
       response: { 201: Type.Intersect([KeySchema, Type.Object({ key: Type.String({ description: 'the key itself; it is not shown again' }) })]), ...ERRORS },
     },
+    onRequest: requireAdmin,
     handler: async (request: FastifyRequest<{ Body: { name: string } }>, reply) => {
-      requireAdmin(request);
       const created = await createApiKey(db, { orgId: request.caller.orgId, userId: request.caller.userId, name: request.body.name });
       const row = await db.selectFrom('api_keys').select(['created_at']).where('id', '=', created.id).executeTakeFirstOrThrow();
       return reply.code(201).send({ id: created.id, name: created.name, prefix: created.prefix, key: created.key, creator: request.caller.email, createdAt: iso(row.created_at), lastUsedAt: null, revokedAt: null });
@@ -57,8 +62,8 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
 
   app.get('/v1/admin/api-keys', {
     schema: { tags, summary: "List the organization's API keys (never the keys)", response: { 200: Type.Array(KeySchema), ...ERRORS } },
+    onRequest: requireAdmin,
     handler: async (request) => {
-      requireAdmin(request);
       const rows = await db
         .selectFrom('api_keys')
         .leftJoin('users', 'users.id', 'api_keys.user_id')
@@ -73,8 +78,8 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
 
   app.delete('/v1/admin/api-keys/:id', {
     schema: { tags, summary: 'Revoke an API key (effective on the next request)', params: Type.Object({ id: Type.String() }), response: { 204: Type.Null(), ...ERRORS } },
+    onRequest: requireAdmin,
     handler: async (request: FastifyRequest<{ Params: { id: string } }>, reply) => {
-      requireAdmin(request);
       const { id } = request.params;
       if (!UUID.test(id)) throw notFound(`no API key ${id} in your organization`);
       const key = await db.selectFrom('api_keys').select(['id', 'revoked_at']).where('id', '=', id).where('org_id', '=', request.caller.orgId).executeTakeFirst();

@@ -156,12 +156,19 @@ export function registerReportAnalyticsRoutes(app: FastifyInstance, deps: { repo
   }
 
   // Unknown report types: 404 naming the valid ones (static routes above win over this).
+  // Like an unknown path, answered before any credential check and before the body is
+  // read: the route is public to the access stage and answers in its own onRequest hook
+  // (it serves nothing, so there is nothing to protect).
+  const unknownReportType = async (request: FastifyRequest) => {
+    const { reportType } = request.params as { reportType: string };
+    throw notFound(`unknown reportType "${reportType}"; valid report types: ${ANALYTICS_REPORT_IDS.join(', ')}`);
+  };
   for (const op of OPERATIONS) {
     app.post(`${BASE}/:reportType/${op}`, {
+      config: { public: true },
       schema: { hide: true, response: { 404: ProblemSchema } },
-      handler: async (request: FastifyRequest<{ Params: { reportType: string } }>) => {
-        throw notFound(`unknown reportType "${request.params.reportType}"; valid report types: ${ANALYTICS_REPORT_IDS.join(', ')}`);
-      },
+      onRequest: unknownReportType,
+      handler: unknownReportType,
     });
   }
 
