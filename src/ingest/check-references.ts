@@ -3,10 +3,15 @@
  * references to organizations, accounts, partners' accounts and event types, duplicate
  * natural keys within the bundle, and account parent cycles. Each returns problems as
  * (file line, field, problem).
+ *
+ * Staging holds the records with a field problem too (stage.ts), with NULL for a bad
+ * value: they are checked like the others and count as present for references to
+ * them (their problem is already reported). A reference whose own value is NULL (bad or
+ * absent) is not checked: a malformed organization id is not also a missing one.
  */
 import { sql, type Kysely } from 'kysely';
 import { ENTITY_BY_NAME, type EntitySpec } from './bundle-spec.js';
-import { stagingTable } from './stage.js';
+import { stagedRowsTable } from './stage.js';
 
 export interface LineProblem {
   entity: string;
@@ -30,8 +35,13 @@ const ACCOUNT_MISSING = (orgCol: string, idCol: string) =>
   `not exists (select 1 from stg_accounts a where a.org = ${orgCol} and a.crm_account_id = ${idCol})
    and not exists (select 1 from accounts a join orgs o on o.id = a.org_id where o.public_id::text = ${orgCol} and a.crm_account_id = ${idCol})`;
 
-async function lines(db: Kysely<any>, entity: string, field: string, problem: string, where: string): Promise<LineProblem[]> {
-  const rows = await sql.raw<{ line: number }>(`select s.line from ${stagingTable(spec(entity))} s where ${where} order by s.line`).execute(db);
+/**
+ * Staged lines of `entity` where `where` holds, among those whose `columns` (the values
+ * the check reads) are all there.
+ */
+async function lines(db: Kysely<any>, entity: string, field: string, problem: string, columns: readonly string[], where: string): Promise<LineProblem[]> {
+  const present = columns.map((c) => `s.${c} is not null`).join(' and ');
+  const rows = await sql.raw<{ line: number }>(`select s.line from ${stagedRowsTable(spec(entity))} s where ${present} and ${where} order by s.line`).execute(db);
   return rows.rows.map((r) => ({ entity, line: Number(r.line), field, problem }));
 }
 
@@ -44,27 +54,30 @@ export async function checkReferences(db: Kysely<any>, present: ReadonlySet<stri
     ['accounts', 'org', 'org'], ['opportunities', 'org', 'org'], ['account_matches', 'org', 'org'], ['account_matches', 'partner', 'partner'],
     ['events', 'org', 'org'], ['events', 'partner', 'partner'],
   ] as const) {
-    if (has(entity)) out.push(...(await lines(db, entity, field, missingOrg, ORG_MISSING(`s.${column}`))));
+    if (has(entity)) out.push(...(await lines(db, entity, field, missingOrg, [column], ORG_MISSING(`s.${column}`))));
   }
-  if (has('partnerships')) out.push(...(await lines(db, 'partnerships', 'partner', 'an organization cannot be its own partner', 's.partner = s.org')));
+  if (has('partnerships')) out.push(...(await lines(db, 'partnerships', 'partner', 'an organization cannot be its own partner', ['org', 'partner'], 's.partner = s.org')));
   if (has('accounts')) {
-    out.push(...(await lines(db, 'accounts', 'parentCrmAccountId', 'reference to a missing account of the same organization', `s.parent_crm_account_id is not null and ${ACCOUNT_MISSING('s.org', 's.parent_crm_account_id')}`)));
+    out.push(...(await lines(db, 'accounts', 'parentCrmAccountId', 'reference to a missing account of the same organization', ['org', 'parent_crm_account_id'], ACCOUNT_MISSING('s.org', 's.parent_crm_account_id'))));
   }
-  if (has('opportunities')) out.push(...(await lines(db, 'opportunities', 'crmAccountId', 'reference to a missing account of the organization', ACCOUNT_MISSING('s.org', 's.crm_account_id'))));
+  const ofOrg = ['org', 'crm_account_id'];
+  if (has('opportunities')) out.push(...(await lines(db, 'opportunities', 'crmAccountId', 'reference to a missing account of the organization', ofOrg, ACCOUNT_MISSING('s.org', 's.crm_account_id'))));
   if (has('account_matches')) {
-    out.push(...(await lines(db, 'account_matches', 'crmAccountId', 'reference to a missing account of the organization', ACCOUNT_MISSING('s.org', 's.crm_account_id'))));
-    out.push(...(await lines(db, 'account_matches', 'partnerCrmAccountId', 'reference to a missing account of the partner organization', ACCOUNT_MISSING('s.partner', 's.partner_crm_account_id'))));
+    out.push(...(await lines(db, 'account_matches', 'crmAccountId', 'reference to a missing account of the organization', ofOrg, ACCOUNT_MISSING('s.org', 's.crm_account_id'))));
+    out.push(...(await lines(db, 'account_matches', 'partnerCrmAccountId', 'reference to a missing account of the partner organization', ['partner', 'partner_crm_account_id'], ACCOUNT_MISSING('s.partner', 's.partner_crm_account_id'))));
   }
   if (has('events')) {
-    out.push(...(await lines(db, 'events', 'crmAccountId', 'reference to a missing account of the organization', ACCOUNT_MISSING('s.org', 's.crm_account_id'))));
+    out.push(...(await lines(db, 'events', 'crmAccountId', 'reference to a missing account of the organization', ofOrg, ACCOUNT_MISSING('s.org', 's.crm_account_id'))));
     const typeMissing = 'not exists (select 1 from stg_event_types t where t.code = s.event_type_code) and not exists (select 1 from event_types t where t.code = s.event_type_code)';
-    out.push(...(await lines(db, 'events', 'eventTypeCode', 'reference to a missing event type', typeMissing)));
+    out.push(...(await lines(db, 'events', 'eventTypeCode', 'reference to a missing event type', ['event_type_code'], typeMissing)));
     // Known (type, subtype) pairs: a staged type replaces the database's type of that code.
     const pairs = `select t.code, x->>'code' as subtype from stg_event_types t, jsonb_array_elements(coalesce(t.subtypes, '[]')) x
       union all
       select t.code, x->>'code' from event_types t, jsonb_array_elements(t.subtypes) x where not exists (select 1 from stg_event_types st where st.code = t.code)`;
-    out.push(...(await lines(db, 'events', 'eventSubtypeCode', 'not a subtype of the event type',
-      `s.event_subtype_code is not null and not (${typeMissing}) and not exists (select 1 from (${pairs}) k where k.code = s.event_type_code and k.subtype = s.event_subtype_code)`)));
+    // A staged type with a problem and no subtypes may have had bad ones: its subtypes are unknown, not checked.
+    const subtypesUnknown = 'exists (select 1 from stg_event_types t where t.code = s.event_type_code and t.invalid and t.subtypes is null)';
+    out.push(...(await lines(db, 'events', 'eventSubtypeCode', 'not a subtype of the event type', ['event_type_code', 'event_subtype_code'],
+      `not (${typeMissing}) and not ${subtypesUnknown} and not exists (select 1 from (${pairs}) k where k.code = s.event_type_code and k.subtype = s.event_subtype_code)`)));
   }
   return out;
 }
@@ -72,11 +85,12 @@ export async function checkReferences(db: Kysely<any>, present: ReadonlySet<stri
 /**
  * Later lines whose natural key an earlier line of the same file already has. A hash
  * aggregate finds the (few) repeated keys and only those rows are joined back: three
- * times faster than numbering every row in key order (a sort of the whole file).
+ * times faster than numbering every row in key order (a sort of the whole file). A key
+ * with a NULL part (a bad value) joins nothing, so it is never a duplicate.
  */
 export async function checkDuplicates(db: Kysely<any>, entity: EntitySpec, keyLabel: string): Promise<LineProblem[]> {
   const key = entity.key.join(', ');
-  const table = stagingTable(entity);
+  const table = stagedRowsTable(entity);
   const rows = await sql
     .raw<{ line: number; first: number }>(
       `select s.line, d.first from ${table} s
@@ -107,7 +121,8 @@ export async function checkParentCycles(db: Kysely<any>): Promise<LineProblem[]>
   // the first level: those whose parent is a top-level account.
   await sql`create temp table tmp_cycle_kids as
     with u as (
-      select org, crm_account_id, parent_crm_account_id, line from stg_accounts
+      -- A staged account whose key is bad (NULL) is no node of the hierarchy.
+      select org, crm_account_id, parent_crm_account_id, line from stg_accounts where org is not null and crm_account_id is not null
       union all
       select o.public_id::text, a.crm_account_id, a.parent_crm_account_id, null
       from accounts a join orgs o on o.id = a.org_id

@@ -6,9 +6,9 @@
  */
 import { stagingType, type EntitySpec } from './bundle-spec.js';
 
-/** Staging columns in COPY order: the line number, then the spec's fields. */
+/** Staging columns in COPY order: the line number, whether the record has a problem, then the spec's fields. */
 export function stagingColumns(spec: EntitySpec): string[] {
-  return ['line', ...spec.fields.map((f) => f.column)];
+  return ['line', 'invalid', ...spec.fields.map((f) => f.column)];
 }
 
 type Encode = (value: unknown) => string;
@@ -29,14 +29,17 @@ const ENCODERS: Record<string, Encode> = {
 
 const compiled = new WeakMap<EntitySpec, Encode[]>();
 
-/** Encodes one validated staging row (values by field position, absent = NULL) as a COPY line with its newline. */
-export function copyLine(spec: EntitySpec, line: number, row: readonly unknown[]): string {
+/**
+ * Encodes one staging row (values by field position, absent = NULL; each value valid for
+ * its column) as a COPY line with its newline. `invalid`: the record has a problem.
+ */
+export function copyLine(spec: EntitySpec, line: number, row: readonly unknown[], invalid = false): string {
   let encoders = compiled.get(spec);
   if (!encoders) {
     encoders = spec.fields.map((f) => ENCODERS[stagingType(f.type)]!);
     compiled.set(spec, encoders);
   }
-  let out = String(line);
+  let out = invalid ? `${line}\tt` : `${line}\tf`;
   for (let i = 0; i < encoders.length; i++) {
     const value = row[i];
     out += value === undefined || value === null ? '\t\\N' : `\t${encoders[i]!(value)}`;

@@ -2,10 +2,12 @@
  * `import`: validate a whole dataset bundle, then load it, all in one transaction.
  *
  *   1. parse every file (NDJSON or CSV) in dependency order, validating each record and
- *      encoding the valid ones as COPY text (parse-file.ts; in a worker thread for large
- *      bundles: parse-bundle.ts), and COPY them into temp staging tables (copy-into.ts);
+ *      encoding it as COPY text, flagged when it has a problem (parse-file.ts; in a
+ *      worker thread for large bundles: parse-bundle.ts), and COPY them into temp
+ *      staging tables (copy-into.ts);
  *   2. check references, duplicate natural keys and parent cycles in SQL over staging
- *      plus the existing rows, each check one set-based pass (check-references.ts);
+ *      plus the existing rows, each check one set-based pass (check-references.ts); the
+ *      flagged records are checked too, so each run reports all the problems at once;
  *   3. any problem: roll back and report them all as `file:line: field: problem`;
  *      otherwise upsert every file (load.ts), rebuild the report tables
  *      (materialize.ts) and bump the data version, then commit.
@@ -25,7 +27,7 @@ import { stagingColumns } from './copy-format.js';
 import { parseBundle } from './parse-bundle.js';
 import { releaseWal } from './release-wal.js';
 import { preferLz4Compression } from './toast-compression.js';
-import { analyzeStagingTable, createStagingTable, dropStagingTables, stagingTable } from './stage.js';
+import { analyzeStagingTable, createStagingTable, dropStagingTables, stagedRowsTable } from './stage.js';
 import type { CustomType } from './validate-record.js';
 
 export type { EntityCount } from './load.js';
@@ -159,7 +161,7 @@ export async function importBundle(database: Database, dir: string, options: Imp
           const file = files[index]!;
           if (current?.index !== index) {
             await finishFile();
-            current = { index, writer: await copyInto(trx, database.engine, stagingTable(file.spec), stagingColumns(file.spec)), started: performance.now() };
+            current = { index, writer: await copyInto(trx, database.engine, stagedRowsTable(file.spec), stagingColumns(file.spec)), started: performance.now() };
           }
           for (const p of chunk.problems) problems.push({ file: file.file, ...p });
           if (chunk.text) await current.writer.write(chunk.text);

@@ -3,6 +3,10 @@
  * (validate-record.ts) and encode (copy-format.ts) each record, yielding chunks of about
  * `chunkBytes` of COPY text with the problems found on the way. Only the current chunk
  * is held, so a file of any size parses in constant memory.
+ *
+ * A record with a field problem is encoded too, flagged invalid with its valid values
+ * (stage.ts says why); only a line that is no record at all (not JSON, a CSV row that
+ * does not parse) is left out.
  */
 import type { EntitySpec } from './bundle-spec.js';
 import { copyLine } from './copy-format.js';
@@ -22,8 +26,9 @@ export interface LineProblem {
 }
 
 export interface ParsedChunk {
-  /** COPY text of the chunk's valid records (may be empty). */
+  /** COPY text of the chunk's records, those with a problem flagged (may be empty). */
   text: string;
+  /** Valid records in `text`. */
   rows: number;
   problems: LineProblem[];
   /** Last line read so far, and bytes of the file read so far. */
@@ -57,6 +62,7 @@ export async function* parseFile(source: ParseSource, customTypes: CustomTypeMap
       const { row, problems } = validateRecord(spec, raw.record, raw.fromCsv, lookup);
       if (problems.length) {
         for (const p of problems) chunk.problems.push({ line: raw.line, field: p.field, problem: p.problem });
+        chunk.text += copyLine(spec, raw.line, row, true);
         continue;
       }
       if (spec.name === 'custom_fields') {

@@ -4,11 +4,12 @@
  * NDJSON (one object per line, blank lines skipped) or CSV (header row of field names,
  * nested objects flattened as `owner.email` / `custom.<key>`, empty cells absent).
  * Nothing is held beyond the current chunk, so a file of any size reads in constant
- * memory.
+ * memory. A leading byte order mark is skipped in both forms (editors on Windows write one).
  */
 import { createReadStream } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { parse } from 'csv-parse';
+import { LineCounter, lineBreaks } from './line-counter.js';
 
 export type RawRecord = { line: number; record: Record<string, unknown>; fromCsv: boolean } | { line: number; error: string };
 
@@ -17,13 +18,21 @@ const READ_BYTES = 1024 * 1024;
 /** Lines end at LF, CRLF or a lone CR (as readline counts them). */
 const LINE_BREAK = /\r\n|\n|\r/;
 
+const BOM = 0xfeff;
+
 export async function* readNdjson(path: string, onBytes?: (n: number) => void): AsyncGenerator<RawRecord[]> {
   const decoder = new StringDecoder('utf8');
   let line = 0;
   let rest = '';
+  let atStart = true;
   // A CR at a chunk's end may be the first half of a CRLF: the break is decided with the next chunk.
   const parseLines = (text: string, final: boolean): RawRecord[] => {
     const batch: RawRecord[] = [];
+    if (atStart && text !== '') {
+      // U+FEFF before the first record would make it invalid JSON.
+      if (text.charCodeAt(0) === BOM) text = text.slice(1);
+      atStart = false;
+    }
     const lines = text.includes('\r') ? text.split(LINE_BREAK) : text.split('\n');
     rest = final ? '' : lines.pop()!;
     if (!final && rest === '' && text.endsWith('\r')) rest = `${lines.pop()!}\r`;
@@ -60,23 +69,71 @@ function parseLine(text: string, line: number): RawRecord | undefined {
 
 export async function* readCsv(path: string, onBytes?: (n: number) => void): AsyncGenerator<RawRecord[]> {
   const stream = createReadStream(path);
-  if (onBytes) stream.on('data', (chunk) => onBytes((chunk as Buffer).length));
+  const lines = new LineCounter();
+  // Registered before pipe() adds its own listener, so each chunk is counted before the parser sees it.
+  stream.on('data', (chunk) => {
+    lines.add(chunk as Buffer);
+    onBytes?.((chunk as Buffer).length);
+  });
+  const skipped: RawRecord[] = [];
+  let lastSkipped = -1;
+  const skip = (err: CsvParseError) => {
+    const line = errorLine(err, lines);
+    // A record the parser lost track of (a stray quote) can raise more errors up to its end: the first says why.
+    if (line !== lastSkipped) skipped.push({ line, error: csvProblem(err) });
+    lastSkipped = line;
+  };
   // skip_records_with_error: a malformed row (wrong cell count, stray quote) is reported
   // through 'skip' and parsing goes on, so every bad row of the file is reported at once
   // instead of the first one aborting the stream (and losing rows already parsed).
-  const parser = stream.pipe(parse({ columns: true, info: true, skip_empty_lines: true, bom: true, skip_records_with_error: true }));
-  const skipped: RawRecord[] = [];
-  parser.on('skip', (err: { code?: string; message?: string; lines?: number }) => skipped.push({ line: err.lines ?? 0, error: csvProblem(err) }));
+  // on_record and 'skip' run as the parser reaches each record, in file order, as the
+  // line counter needs (the records are read from the stream later). on_record's context
+  // is the parser's whole `info`, byte offset included (the typings name fewer fields).
+  const parser = stream.pipe(
+    parse({
+      columns: true,
+      skip_empty_lines: true,
+      bom: true,
+      skip_records_with_error: true,
+      on_record: (record: Record<string, string>, info): RawRecord => ({ line: firstLine(record, (info as unknown as { bytes: number }).bytes, lines), record: unflatten(record), fromCsv: true }),
+    }),
+  );
+  parser.on('skip', skip);
   try {
-    for await (const { record, info } of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number } }>) {
+    for await (const record of parser as AsyncIterable<RawRecord>) {
       if (skipped.length) yield skipped.splice(0);
-      yield [{ line: firstLine(record, info.lines), record: unflatten(record), fromCsv: true }];
+      yield [record];
     }
   } catch (err) {
-    const e = err as { message?: string; lines?: number };
-    skipped.push({ line: e.lines ?? 0, error: `not valid CSV: ${e.message ?? String(err)}` });
+    skipped.push({ line: errorLine(err as CsvParseError, lines), error: csvProblem(err as CsvParseError) });
   }
   if (skipped.length) yield skipped.splice(0);
+}
+
+/** What csv-parse's errors carry: its context at the error (byte offset, and the cells of a record of the wrong length). */
+interface CsvParseError {
+  code?: string;
+  message?: string;
+  bytes?: number;
+  record?: unknown;
+}
+
+/** A record's first line: the line it ends on (`end`: its byte offset), less the line breaks inside its quoted cells. */
+function firstLine(record: Record<string, string> | readonly string[], end: number, lines: LineCounter): number {
+  let breaks = 0;
+  for (const value of Object.values(record)) if (typeof value === 'string') breaks += lineBreaks(value);
+  return lines.lineEndingAt(end) - breaks;
+}
+
+/**
+ * The line of a parse error: a record of the wrong length is placed as a record; any
+ * other error where the parser stood at its last cell or record boundary (`bytes`), so
+ * an unclosed quote is reported where its cell starts, not at the end of the file.
+ */
+function errorLine(err: CsvParseError, lines: LineCounter): number {
+  if (typeof err.bytes !== 'number') return 0;
+  if (err.code === 'CSV_RECORD_INCONSISTENT_COLUMNS' && Array.isArray(err.record)) return firstLine(err.record as string[], err.bytes, lines);
+  return lines.lineStartingAt(err.bytes);
 }
 
 function csvProblem(err: { code?: string; message?: string }): string {
@@ -84,13 +141,6 @@ function csvProblem(err: { code?: string; message?: string }): string {
   const counts = /columns length is (\d+), got (\d+)/.exec(message);
   if (err.code === 'CSV_RECORD_INCONSISTENT_COLUMNS' && counts) return `has ${counts[2]} cells but the header has ${counts[1]}`;
   return `not valid CSV: ${message}`;
-}
-
-/** csv-parse counts lines up to a record's end; a quoted cell spanning lines moves its start back. */
-function firstLine(record: Record<string, string>, endLine: number): number {
-  let breaks = 0;
-  for (const value of Object.values(record)) if (value.includes('\n')) breaks += value.split('\n').length - 1;
-  return endLine - breaks;
 }
 
 /** `{ "owner.email": "a", "name": "" }` -> `{ owner: { email: "a" } }` (empty cells are absent). */

@@ -1,21 +1,37 @@
 /**
- * Staging: valid records go into temporary tables inside the import transaction, one per
+ * Staging: records go into temporary tables inside the import transaction, one per
  * bundle file, with their line numbers (filled by COPY: copy-into.ts). Reference,
  * duplicate and cycle checks then run as SQL over staging plus what the database
  * already holds, so memory stays bounded whatever the bundle's size, and the checks see
  * exactly what will be loaded.
+ *
+ * A record with a field problem is staged too, flagged `invalid`, with its valid values
+ * (a bad one is NULL): its key and references are checked like any other, so a run
+ * reports its duplicate or missing reference along with the field problem instead of
+ * only after that is fixed. The loader reads a view without the flagged rows
+ * (`stagingTable`), so one can never be loaded, though an import with any problem rolls
+ * back before loading anyway.
  */
 import { sql, type Kysely } from 'kysely';
 import { stagingType, type EntitySpec } from './bundle-spec.js';
 
-export function stagingTable(spec: EntitySpec): string {
+/** The staging table of a file: every record parsed from it, valid or flagged `invalid`. The checks read it. */
+export function stagedRowsTable(spec: EntitySpec): string {
   return `stg_${spec.name}`;
+}
+
+/** What the loader (load.ts) reads: the staged rows without a problem, a view of `stagedRowsTable`. */
+export function stagingTable(spec: EntitySpec): string {
+  return `stg_${spec.name}_valid`;
 }
 
 export async function createStagingTable(db: Kysely<any>, spec: EntitySpec): Promise<void> {
   const columns = spec.fields.map((f) => `${f.column} ${stagingType(f.type)}`).join(', ');
-  await sql.raw(`drop table if exists ${stagingTable(spec)}`).execute(db);
-  await sql.raw(`create temp table ${stagingTable(spec)} (line integer not null, ${columns})`).execute(db);
+  const table = stagedRowsTable(spec);
+  await sql.raw(`drop table if exists ${table} cascade`).execute(db);
+  await sql.raw(`create temp table ${table} (line integer not null, invalid boolean not null, ${columns})`).execute(db);
+  const names = ['line', ...spec.fields.map((f) => f.column)].join(', ');
+  await sql.raw(`create temp view ${stagingTable(spec)} as select ${names} from ${table} where not invalid`).execute(db);
 }
 
 /**
@@ -24,9 +40,10 @@ export async function createStagingTable(db: Kysely<any>, spec: EntitySpec): Pro
  * a sort of the whole file to build.
  */
 export async function analyzeStagingTable(db: Kysely<any>, spec: EntitySpec): Promise<void> {
-  await sql.raw(`analyze ${stagingTable(spec)}`).execute(db);
+  await sql.raw(`analyze ${stagedRowsTable(spec)}`).execute(db);
 }
 
 export async function dropStagingTables(db: Kysely<any>, specs: readonly EntitySpec[]): Promise<void> {
-  for (const spec of specs) await sql.raw(`drop table if exists ${stagingTable(spec)}`).execute(db);
+  // cascade: the loader's view goes with its table.
+  for (const spec of specs) await sql.raw(`drop table if exists ${stagedRowsTable(spec)} cascade`).execute(db);
 }

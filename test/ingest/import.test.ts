@@ -145,6 +145,7 @@ for (const engine of engines) {
         `accounts.ndjson:${a + 3}: custom.score: must be a number, got the string "high" (custom field of type number)`,
         `accounts.ndjson:${a + 4}: org: reference to a missing organization`,
         `opportunities.ndjson:${op + 1}: createdDate: must be epoch seconds (an integer), got the string "yesterday"`,
+        `opportunities.ndjson:${op + 1}: crmAccountId: reference to a missing account of the organization`,
         `opportunities.ndjson:${op + 2}: crmOpportunityId: missing required field`,
         `opportunities.ndjson:${op + 2}: crmAccountId: missing required field`,
         `opportunities.ndjson:${op + 2}: createdDate: missing required field`,
@@ -152,6 +153,93 @@ for (const engine of engines) {
         `events.ndjson:${e + 1}: eventTypeCode: reference to a missing event type`,
         `events.ndjson:${e + 2}: eventSubtypeCode: not a subtype of the event type`,
       ]);
+    });
+
+    test('a record with a field problem is still checked for duplicate keys and references, in the same run', async () => {
+      const before = await snapshot(db);
+      const nowhere = '99999999-9999-4999-8999-999999999999';
+      const n = BUNDLE.accounts!.length;
+      const accounts = [
+        ...BUNDLE.accounts!,
+        { org: ORG.ACME, crmAccountId: 'A-1', name: 'one' },
+        { org: ORG.ACME, crmAccountId: 'A-1', name: 'dup', numberOfEmployees: 'ten' },
+        { org: ORG.ACME, crmAccountId: 'A-2', name: 'orphan', parentCrmAccountId: 'NOPE', isCustomer: 'yes' },
+        { org: nowhere, crmAccountId: 'A-3', name: 5 },
+        // A bad key or reference is its own problem only: no "missing organization", no duplicate of line n + 5.
+        { org: 'not-a-uuid', crmAccountId: 'A-3', name: 'bad org' },
+        { org: ORG.ACME, crmAccountId: 'A-4', name: 'bad parent', parentCrmAccountId: 7 },
+        // Referenced below while it has a problem of its own: present, so no missing account.
+        { org: ORG.ACME, crmAccountId: 'A-5', name: 'flawed', openOppCount: -1 },
+      ];
+      const p = BUNDLE.partnerships!.length;
+      const partnerships = [...BUNDLE.partnerships!, { org: ORG.ACME, partner: nowhere, status: 'FRIENDS' }];
+      const opportunities = [...BUNDLE.opportunities!, { org: ORG.ACME, crmOpportunityId: 'O-5', crmAccountId: 'A-5', name: 'on a flawed account', createdDate: T0 }];
+      const m = BUNDLE.account_matches!.length;
+      const matches = [...BUNDLE.account_matches!, { org: ORG.ACME, crmAccountId: 'A1', partner: ORG.ALPHA, partnerCrmAccountId: 'PA1' }];
+      const t = BUNDLE.event_types!.length;
+      const eventTypes = [...BUNDLE.event_types!, { code: 'BROKEN', displayName: 5, group: 'Broken', subtypes: 'some' }];
+      const e = BUNDLE.events!.length;
+      const events = [
+        ...BUNDLE.events!,
+        { org: ORG.ACME, eventId: 'E-1', eventDate: 'today', eventTypeCode: 'WORKFLOW', crmAccountId: 'GHOST', partner: nowhere },
+        { org: ORG.ACME, eventId: 'E-2', eventDate: T0, eventTypeCode: 'NOPE', eventSubtypeCode: 'X', crmAccountId: 'A1', partner: ORG.ALPHA, surprise: 1 },
+        // Of a type that has a problem: the type is there, its subtypes unknown (its own problem says why).
+        { org: ORG.ACME, eventId: 'E-3', eventDate: T0, eventTypeCode: 'BROKEN', eventSubtypeCode: 'ANY', crmAccountId: 'A1', partner: ORG.ALPHA },
+      ];
+      const list = await problems(db, bundle({ accounts, partnerships, opportunities, account_matches: matches, event_types: eventTypes, events }));
+      // Nothing on opportunities.ndjson: the account it names is there, with a problem of its own.
+      assert.deepEqual(list, [
+        `partnerships.ndjson:${p + 1}: status: must be one of CONNECTED, PENDING, DISCONNECTED, got the string "FRIENDS"`,
+        `partnerships.ndjson:${p + 1}: partner: reference to a missing organization`,
+        `accounts.ndjson:${n + 2}: numberOfEmployees: must be an integer, got the string "ten"`,
+        `accounts.ndjson:${n + 2}: org, crmAccountId: duplicate natural key (org, crmAccountId): already on line ${n + 1}`,
+        `accounts.ndjson:${n + 3}: isCustomer: must be true or false, got the string "yes"`,
+        `accounts.ndjson:${n + 3}: parentCrmAccountId: reference to a missing account of the same organization`,
+        `accounts.ndjson:${n + 4}: name: must be a string, got number 5`,
+        `accounts.ndjson:${n + 4}: org: reference to a missing organization`,
+        `accounts.ndjson:${n + 5}: org: must be a UUID, got the string "not-a-uuid"`,
+        `accounts.ndjson:${n + 6}: parentCrmAccountId: must be a string, got number 7`,
+        `accounts.ndjson:${n + 7}: openOppCount: must not be negative, got -1`,
+        `account_matches.ndjson:${m + 1}: firstMatchDate: missing required field`,
+        `account_matches.ndjson:${m + 1}: org, crmAccountId, partner, partnerCrmAccountId: duplicate natural key (org, crmAccountId, partner, partnerCrmAccountId): already on line 1`,
+        `event_types.ndjson:${t + 1}: displayName: must be a string, got number 5`,
+        `event_types.ndjson:${t + 1}: subtypes: must be an array of { code, displayName } with string values`,
+        `events.ndjson:${e + 1}: eventDate: must be epoch seconds (an integer), got the string "today"`,
+        `events.ndjson:${e + 1}: partner: reference to a missing organization`,
+        `events.ndjson:${e + 1}: crmAccountId: reference to a missing account of the organization`,
+        `events.ndjson:${e + 2}: surprise: unknown field`,
+        `events.ndjson:${e + 2}: eventTypeCode: reference to a missing event type`,
+      ]);
+      assert.equal(await snapshot(db), before);
+    });
+
+    test('CSV line numbers count a CRLF inside a quoted cell as one line break', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'pr-import-'));
+      dirs.push(dir);
+      writeFileSync(join(dir, 'orgs.ndjson'), JSON.stringify(BUNDLE.orgs![0]) + '\n');
+      const rows = ['org,crmAccountId,name,street', `${ORG.ACME},A-1,One,"multi\r\nline\r\nstreet"`, `${ORG.ACME},A-2,Two,x`, `${ORG.ACME},A-3,,y`];
+      writeFileSync(join(dir, 'accounts.csv'), `${rows.join('\r\n')}\r\n`);
+      assert.deepEqual(await problems(db, dir), ['accounts.csv:6: name: missing required field']);
+      // Rows the parser skips are placed the same way: a wrong cell count, and an unclosed quote
+      // (reported where its cell starts, not at the end of the file).
+      const skipped = [...rows, `${ORG.ACME},"A-\r\n4",Four`, `${ORG.ACME},A-5,Five,x`, `${ORG.ACME},A-6,Six,"open\r\nto the\r\nend`];
+      writeFileSync(join(dir, 'accounts.csv'), `${skipped.join('\r\n')}\r\n`);
+      assert.deepEqual(await problems(db, dir), [
+        'accounts.csv:6: name: missing required field',
+        'accounts.csv:7: -: has 3 cells but the header has 4',
+        'accounts.csv:10: -: not valid CSV: Quote Not Closed: the parsing is finished with an opening quote',
+      ]);
+    });
+
+    test('an NDJSON file may start with a byte order mark, as a CSV file may', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'pr-import-'));
+      dirs.push(dir);
+      writeFileSync(join(dir, 'orgs.ndjson'), `\ufeff${JSON.stringify(BUNDLE.orgs![0])}\n`);
+      writeFileSync(join(dir, 'accounts.csv'), `\ufefforg,crmAccountId,name\n${ORG.ACME},BOM1,Bom\n`);
+      const result = await importBundle(db, dir);
+      assert.ok(result.ok, result.ok ? '' : result.problems.map(formatProblem).join('\n'));
+      const rows = await sql<any>`select o.name as org, a.name from accounts a join orgs o on o.id = a.org_id where a.crm_account_id = 'BOM1'`.execute(db.db);
+      assert.deepEqual(rows.rows, [{ org: 'Acme Corp', name: 'Bom' }]);
     });
 
     test('parent cycles and missing parents are reported per account', async () => {

@@ -1,8 +1,9 @@
 /**
  * The parsing pipeline of `import` (parse-bundle.ts): a file of 1,000,000 lines streams
  * through in chunks with the heap bounded (never the whole file in memory), the worker
- * thread yields exactly what parsing on this thread yields, and line numbers survive
- * CRLF and lone-CR line breaks split across read chunks.
+ * thread yields exactly what parsing on this thread yields, a record with a problem is
+ * staged flagged, and line numbers survive CRLF and lone-CR line breaks split across
+ * read chunks.
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -77,6 +78,17 @@ describe('parse pipeline', () => {
     assert.deepEqual(there, here);
     assert.deepEqual(here.flatMap((c) => c.chunk.problems.map((p) => `${c.file}:${p.line}: ${p.field}: ${p.problem}`)).slice(0, 2), ['0:7000: org: must be a UUID, got number 1', '0:7000: email: missing required field']);
     assert.equal(here.reduce((n, c) => n + c.chunk.rows, 0), 2 * (30_000 - 4));
+  });
+
+  test('a record with a problem is encoded too, flagged, with its valid values (a bad one NULL)', async () => {
+    const path = join(dir, 'users-flagged.ndjson');
+    writeFileSync(path, `{"org":"${ORG}","email":"a@example.test","name":"A"}\n{"org":"${ORG}","email":3,"name":"B"}\n[]\n`);
+    const chunks: FileChunk[] = [];
+    for await (const c of parseBundle([{ entity: 'users', path, csv: false }], new Map(), false)) chunks.push(c);
+    // line, invalid, then org, email, name, title, phone, division, role; line 3 is no record at all.
+    assert.equal(chunks.map((c) => c.chunk.text).join(''), `1\tf\t${ORG}\ta@example.test\tA\t\\N\t\\N\t\\N\t\\N\n2\tt\t${ORG}\t\\N\tB\t\\N\t\\N\t\\N\t\\N\n`);
+    assert.equal(chunks.reduce((n, c) => n + c.chunk.rows, 0), 1, 'rows counts the valid records');
+    assert.deepEqual(chunks.flatMap((c) => c.chunk.problems), [{ line: 2, field: 'email', problem: 'must be a string, got number 3' }, { line: 3, field: '-', problem: 'must be a JSON object' }]);
   });
 
   test('line numbers count LF, CRLF and lone CR breaks, also across read chunks', async () => {
