@@ -7,7 +7,7 @@ import type { Readable } from 'node:stream';
 import { sql, type RawBuilder } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { Caller } from '../server/access/caller.js';
-import { notFound } from '../server/errors.js';
+import { ApiError, notFound, type FieldError } from '../server/errors.js';
 import { findReport, filterTypeOf, type ReportDefinition, type ReportId } from './catalog/index.js';
 import { loadOrgMetadata, type OrgMetadata } from './metadata.js';
 import { LRUCache } from 'lru-cache';
@@ -106,6 +106,12 @@ export interface ReportService {
   /** Bumped by every import (caches and ETags key on it). */
   dataVersion(): Promise<string>;
   /** The page envelope as its JSON text (what the route sends; the text is all a cached page keeps). */
+  /**
+   * The problems an operation's planner finds in a request (its query and body), without
+   * running it: for a body the JSON schema refused, planned without the refused fields,
+   * so that one answer lists every bad field (contract section 1; app.ts).
+   */
+  problems(operation: Operation, call: ReportCall): Promise<FieldError[]>;
   records(call: ReportCall): Promise<JsonText>;
   filterData(call: ReportCall): Promise<FilterValuesPage>;
   columns(call: ReportCall): Promise<ColumnMetadata[]>;
@@ -115,6 +121,9 @@ export interface ReportService {
   /** The columns of a report for this caller without a request (report-names). */
   standardColumns(report: ReportDefinition, caller: Caller): Promise<ColumnMetadata[]>;
 }
+
+/** The report operations, by their service method. */
+export type Operation = 'records' | 'filterData' | 'columns' | 'download' | 'dashboard';
 
 /** What an operation adds to the request when it plans (filter values, `{}` accepted). */
 type PlanOptions = Pick<PlanInput, 'excludeFilterOn' | 'contextOptional' | 'matchingTypeOptional' | 'earlier'>;
@@ -201,13 +210,19 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
     }
   }
 
-  async function planUntimed(call: ReportCall, paging: Paging, options: PlanOptions): Promise<ServicePlan> {
+  /** The request planned and validated (every problem thrown at once), before any query of the report runs. */
+  async function checkedPlan(call: ReportCall, paging: Paging, options: PlanOptions): Promise<{ built: Plan; version: string; pre: Precomputed; nowSeconds: number }> {
     const def = report(call.reportId, call.channel ? 'channel' : 'analytics');
     const version = call.dataVersion ?? (await dataVersion());
     const [meta, pre] = await Promise.all([metadata(call.caller, version), precomputed(call.caller.orgId, version)]);
     const nowSeconds = Math.floor(deps.clock() / 1000);
     const input = { report: def, meta, body: parseReportBody(call.body), paging, nowSeconds };
-    const { plan: built, validity } = await pinWindows(buildPlan({ ...input, ...(call.channel ? { channel: call.channel } : {}), ...options }), version, nowSeconds);
+    return { built: buildPlan({ ...input, ...(call.channel ? { channel: call.channel } : {}), ...options }), version, pre, nowSeconds };
+  }
+
+  async function planUntimed(call: ReportCall, paging: Paging, options: PlanOptions): Promise<ServicePlan> {
+    const { built: checked, version, pre, nowSeconds } = await checkedPlan(call, paging, options);
+    const { plan: built, validity } = await pinWindows(checked, version, nowSeconds);
     call.windowsInEffect?.(validity);
     const accelerated = accelerate(Object.assign(built, { version, pre, requested: built.filters }), pre);
     const key = `${call.caller.orgId}:${version}`;
@@ -276,12 +291,47 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
     return after ? runRows(batchQuery(p, after, p.size)) : [];
   }
 
+  /** How each operation plans its request: the paging it reads and what it adds to the body's rules. */
+  const PLANNING: Record<Operation, (call: ReportCall) => { paging: Paging; options: PlanOptions }> = {
+    records: (call) => {
+      const { paging, errors } = pageQuery(call.query);
+      return { paging, options: { earlier: errors } };
+    },
+    // `sort` is validated as on /records (contract section 2); the values keep their
+    // documented ascending order (their queries read no sort).
+    filterData: (call) => {
+      const { paging, field, errors } = filterValuesQuery(call.query);
+      return { paging, options: { ...(field ? { excludeFilterOn: field } : {}), contextOptional: true, matchingTypeOptional: true, earlier: errors } };
+    },
+    columns: () => ({ paging: { page: 0, size: 1, sort: [] }, options: { contextOptional: true, matchingTypeOptional: true } }),
+    download: (call) => {
+      const { paging, errors } = pageQuery(call.query);
+      return { paging: { ...paging, page: 0 }, options: { earlier: errors } };
+    },
+    dashboard: () => ({ paging: { page: 0, size: 1, sort: [] }, options: {} }),
+  };
+
+  function planFor(operation: Operation, call: ReportCall): Promise<ServicePlan> {
+    const { paging, options } = PLANNING[operation](call);
+    return plan(call, paging, options);
+  }
+
   return {
     dataVersion,
 
+    async problems(operation, call) {
+      const { paging, options } = PLANNING[operation](call);
+      try {
+        await checkedPlan(call, paging, options);
+        return [];
+      } catch (err) {
+        if (err instanceof ApiError && err.errors) return err.errors;
+        throw err;
+      }
+    },
+
     async records(call) {
-      const { paging: pg, errors: earlier } = pageQuery(call.query);
-      const p = await plan(call, pg, { earlier });
+      const p = await planFor('records', call);
       const pageKey = cacheKey('page', p.orgId, p.version, [rowsKey(p), p.sort.map((s) => [s.column.key, s.direction]), p.page, p.size, p.output.map((o) => o.key), p.explicitColumns, p.sorted]);
       // The key holds every input of the envelope (the count's rows key and version, and
       // whether the caller asked for a sort, which the default order does not show).
@@ -296,10 +346,8 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
     },
 
     async filterData(call) {
-      const { paging: pg, field, filterSearch, errors: earlier } = filterValuesQuery(call.query);
-      // `sort` is validated as on /records (contract section 2); the values keep their
-      // documented ascending order (their queries read no sort).
-      const p = await plan(call, pg, { ...(field ? { excludeFilterOn: field } : {}), contextOptional: true, matchingTypeOptional: true, earlier });
+      const { paging: pg, filterSearch } = filterValuesQuery(call.query);
+      const p = await planFor('filterData', call);
       const column = p.filterField!; // the planner refused a filterField that is no column
       const key = cacheKey('values', p.orgId, p.version, [rowsKey(p), column.key, filterSearch ?? '', pg.page, pg.size]);
       return cached(cache, key, async () => {
@@ -330,20 +378,19 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
     },
 
     async columns(call) {
-      const p = await plan(call, { page: 0, size: 1, sort: [] }, { contextOptional: true, matchingTypeOptional: true });
+      const p = await planFor('columns', call);
       return columnMetadata(p.columns);
     },
 
     async download(call) {
-      const { paging: pg, errors: earlier } = pageQuery(call.query);
-      const p = await plan(call, { ...pg, page: 0 }, { earlier });
+      const p = await planFor('download', call);
       const date = new Date(deps.clock()).toISOString().slice(0, 10);
       const lines = lineCopyFor(db, p, p.pre.csvFormats);
       return { filename: `${p.report.id}-${date}.csv`, stream: downloadStream(deps.database, p, { lines }) };
     },
 
     async dashboard(call) {
-      const p = await plan(call, { page: 0, size: 1, sort: [] });
+      const p = await planFor('dashboard', call);
       return cached(cache, cacheKey('dashboard', p.orgId, p.version, rowsKey(p)), async () => {
         const stored = isAllRows(p) && p.pre.tables.has(p.report.table) ? storedDashboardQuery(p.report.id, p.orgId) : undefined;
         const row = stored ? (await run<{ totals: Record<string, unknown>; by_partner: Array<Record<string, unknown>> }>(stored))[0] : undefined;

@@ -95,7 +95,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     if (nul.length) throw validationError(nul.map((field): FieldError => ({ field, message: 'must not contain the NUL character (\\u0000)' })));
   });
 
-  app.setErrorHandler((error: FastifyError | ApiError, request, reply) => sendProblem(withQueryProblems(toApiError(error, request.body), error, request), request, reply));
+  app.setErrorHandler(async (error: FastifyError | ApiError, request, reply) => sendProblem(await withOtherProblems(toApiError(error, request.body), error, request), request, reply));
   app.setNotFoundHandler((request, reply) =>
     sendProblem(new ApiError({ status: 404, code: 'PR404', title: 'Not Found', detail: `no endpoint ${request.method} ${request.url.split('?')[0]}` }), request, reply),
   );
@@ -189,16 +189,33 @@ function sendProblem(err: ApiError, request: FastifyRequest, reply: FastifyReply
 }
 
 /**
- * A body the JSON schema refused stops the request before the service reads its query;
- * the route's query problems (page, size, sort, filterField) are listed with the body's,
- * so one answer names every bad field (contract section 1).
+ * A body the JSON schema refused stops the request before the service plans it. One
+ * answer still names every bad field (contract section 1): the route's planner runs on
+ * the body without the fields the schema refused (`planProblems`, which lists the query's
+ * problems too), and what it finds about the other fields is listed with the schema's.
+ * A route without a planner lists its query problems (page, size, sort, filterField).
  */
-function withQueryProblems(api: ApiError, error: unknown, request: FastifyRequest): ApiError {
+async function withOtherProblems(api: ApiError, error: unknown, request: FastifyRequest): Promise<ApiError> {
   const context = (error as { validationContext?: string }).validationContext;
-  const queryProblems = request.routeOptions.config?.queryProblems;
-  if (context !== 'body' || !queryProblems || !api.errors) return api;
-  const more = queryProblems((request.query ?? {}) as Record<string, unknown>);
-  return more.length ? validationError([...api.errors, ...more]) : api;
+  if (context !== 'body' || !api.errors) return api;
+  const { planProblems, queryProblems } = request.routeOptions.config ?? {};
+  const body = request.body;
+  let more: FieldError[] = [];
+  if (planProblems && body !== null && typeof body === 'object' && !Array.isArray(body)) {
+    // The top-level field each schema problem is about: `filters.city` -> filters.
+    const top = (field: string) => field.split(/[.[]/, 1)[0]!;
+    const refused = new Set(api.errors.map((e) => top(e.field)));
+    const rest = Object.fromEntries(Object.entries(body as Record<string, unknown>).filter(([k]) => !refused.has(k)));
+    try {
+      more = (await planProblems(request, rest)).filter((e) => !refused.has(top(e.field)));
+    } catch (err) {
+      // The planner could not run (the database is down, say): the schema's problems stand alone.
+      request.log.warn({ err }, 'the planner could not list the other problems of a refused body');
+    }
+  } else if (queryProblems) more = queryProblems((request.query ?? {}) as Record<string, unknown>);
+  const seen = new Set(api.errors.map((e) => `${e.field}\n${e.message}`));
+  const added = more.filter((e) => !seen.has(`${e.field}\n${e.message}`));
+  return added.length ? validationError([...api.errors, ...added]) : api;
 }
 
 /**

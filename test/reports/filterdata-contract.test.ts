@@ -131,5 +131,21 @@ for (const engine of engines) {
       assert.deepEqual(fields(await f.problem('/v1/channelecosystem/filterdata?page=-1', { channelReportType: 'PARTNER_ORG_CONNECTED_PARTNER_ORGS', search: 5 })), ['filterField', 'page', 'search']);
       assert.deepEqual(fields(await f.problem(`${GVA}/records`, malformed)), ['search'], 'a valid query adds nothing');
     });
+
+    test('a body the JSON schema refuses still gets the planner\'s problems with the other fields (contract section 1)', async () => {
+      // The planner runs on the fields the schema accepted; what it finds is listed with the schema's problems.
+      const events = await f.problem(`${R}/ATTRIBUTION_EVENTS/records`, { context: { partnerPublicIds: [], eventTypeCodes: [] }, filters: { x: 'y' }, search: 5 });
+      assert.deepEqual(fields(events), ['context.eventTypeCodes', 'context.partnerPublicIds', 'filters.x', 'search']);
+      const unknown = await f.problem(`${GVA}/records?page=-1&sort=nope`, { bogus: 1, filters: { nope: 'x' }, columns: ['zzz'] });
+      assert.deepEqual(fields(unknown), ['bogus', 'columns[0]', 'filters.nope', 'page', 'sort']);
+      // A refused field is named once, by the schema: the planner's view of it (here: context missing) is left out.
+      const context = await f.problem(`${R}/ATTRIBUTION_EVENTS/records`, { context: { partnerPublicIds: 'x' }, filters: { nope: 'x' } });
+      assert.deepEqual(fields(context), ['context.partnerPublicIds', 'filters.nope']);
+      for (const op of ['filterdata?filterField=nope', 'columns', 'dashboard', 'download']) {
+        assert.deepEqual(fields(await f.problem(`${R}/ATTRIBUTION_EVENTS/${op}`, { context: { partnerPublicIds: [ORG.ALPHA], eventTypeCodes: ['NOPE'] }, search: 5 })), [...(op.startsWith('filterdata') ? ['filterField'] : []), 'context.eventTypeCodes[0]', 'search'].sort(), op);
+      }
+      const channel = await f.problem('/v1/channelecosystem/records', { channelReportType: 'PARTNER_ORG_MATCHED_ACCOUNTS', matchingType: 'MUTUAL', companyPartnerPublicId: ORG.DELTA, search: 5, filters: { nope: 'x' } });
+      assert.deepEqual(fields(channel), ['companyPartnerPublicId', 'filters.nope', 'search']);
+    });
   });
 }

@@ -6,10 +6,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { CHANNEL_REPORTS, CHANNEL_REPORT_IDS } from '../../reports/catalog/index.js';
-import type { ReportCall, ReportService } from '../../reports/service.js';
+import type { Operation, ReportCall, ReportService } from '../../reports/service.js';
 import { filterValuesQueryProblems, pageQueryProblems } from '../../reports/request.js';
 import { runReport, type AnswerMemo } from './report-call.js';
-import { validationError, type FieldError } from '../errors.js';
+import { ApiError, validationError, type FieldError } from '../errors.js';
 import {
   ChannelColumnsSchema,
   ChannelFilterDataSchema,
@@ -56,22 +56,33 @@ function channelCall(request: Req) {
 export function registerChannelEcosystemRoutes(app: FastifyInstance, deps: { reports: ReportService; clock: () => number; answers?: AnswerMemo }): void {
   const { reports } = deps;
   const run = <T>(request: Req, reply: FastifyReply, op: (c: ReportCall) => Promise<T>) => runReport(request, reply, reports, channelCall(request), op, { etag: true, now: deps.clock, ...(deps.answers ? { answers: deps.answers } : {}) });
+  // The body decides the report: a request whose channelReportType the schema refused has
+  // none to plan, and channelCall's own problems (the type, matchingType) stand for it.
+  const problemsOf = (operation: Operation) => async (request: FastifyRequest, body: Record<string, unknown>) => {
+    try {
+      return await reports.problems(operation, channelCall({ ...request, caller: request.caller, query: request.query, body } as Req));
+    } catch (err) {
+      if (err instanceof ApiError && err.errors) return err.errors;
+      throw err;
+    }
+  };
   const tags = ['channel-ecosystem'];
   const anyRow = Type.Object({}, { additionalProperties: true, description: 'A connected partner organization or a matched account (spec 2.10)' });
 
   app.post('/v1/channelecosystem/records', {
-    config: { queryProblems: pageQueryProblems },
+    config: { queryProblems: pageQueryProblems, planProblems: problemsOf('records') },
     schema: { tags, summary: 'A page of a channel report', querystring: PagingQuerySchema, body: ChannelRecordsSchema, response: { 200: envelopeSchema(anyRow), ...ERROR_RESPONSES } },
     handler: async (request: Req, reply: FastifyReply) => run(request, reply, reports.records),
   });
 
   app.post('/v1/channelecosystem/columns', {
+    config: { planProblems: problemsOf('columns') },
     schema: { tags, summary: 'Column metadata of a channel report (spec 2.11)', body: ChannelColumnsSchema, response: { 200: Type.Array(ColumnMetadataSchema), ...ERROR_RESPONSES } },
     handler: async (request: Req, reply: FastifyReply) => run(request, reply, reports.columns),
   });
 
   app.post('/v1/channelecosystem/filterdata', {
-    config: { queryProblems: filterValuesQueryProblems },
+    config: { queryProblems: filterValuesQueryProblems, planProblems: problemsOf('filterData') },
     schema: { tags, summary: 'Values of one column of a channel report', querystring: FilterDataQuerySchema, body: ChannelFilterDataSchema, response: { 200: FilterValuesSchema, ...ERROR_RESPONSES } },
     handler: async (request: Req, reply: FastifyReply) => run(request, reply, reports.filterData),
   });

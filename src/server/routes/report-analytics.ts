@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import { ANALYTICS_REPORTS, ANALYTICS_REPORT_IDS } from '../../reports/catalog/index.js';
 import type { ReportDefinition } from '../../reports/catalog/types.js';
-import type { ReportCall, ReportService } from '../../reports/service.js';
+import type { Operation, ReportCall, ReportService } from '../../reports/service.js';
 import { filterValuesQueryProblems, pageQueryProblems } from '../../reports/request.js';
 import { registerReportTiming, runReport, type AnswerMemo } from './report-call.js';
 import { notFound } from '../errors.js';
@@ -81,6 +81,8 @@ export function registerReportAnalyticsRoutes(app: FastifyInstance, deps: { repo
   const { reports } = deps;
   const run = <T>(request: Req, reply: FastifyReply, report: ReportDefinition, op: (c: ReportCall) => Promise<T>, etag = true) =>
     runReport(request, reply, reports, call(report, request), op, { etag, now: deps.clock, ...(deps.answers ? { answers: deps.answers } : {}) });
+  const problemsOf = (report: ReportDefinition, operation: Operation) => (request: FastifyRequest, body: Record<string, unknown>) =>
+    reports.problems(operation, { ...call(report, request as Req), body });
   registerReportTiming(app);
   for (const report of ANALYTICS_REPORTS) {
     const url = `${BASE}/${report.id}`;
@@ -88,7 +90,7 @@ export function registerReportAnalyticsRoutes(app: FastifyInstance, deps: { repo
     const row = rowSchema(report);
 
     app.post(`${url}/records`, {
-      config: { queryProblems: pageQueryProblems },
+      config: { queryProblems: pageQueryProblems, planProblems: problemsOf(report, 'records') },
       schema: {
         tags,
         summary: `${report.title}: a page of rows`,
@@ -101,7 +103,7 @@ export function registerReportAnalyticsRoutes(app: FastifyInstance, deps: { repo
     });
 
     app.post(`${url}/filterdata`, {
-      config: { queryProblems: filterValuesQueryProblems },
+      config: { queryProblems: filterValuesQueryProblems, planProblems: problemsOf(report, 'filterData') },
       schema: {
         tags,
         summary: `${report.title}: values of one column`,
@@ -114,6 +116,7 @@ export function registerReportAnalyticsRoutes(app: FastifyInstance, deps: { repo
     });
 
     app.post(`${url}/columns`, {
+      config: { planProblems: problemsOf(report, 'columns') },
       schema: {
         tags,
         summary: `${report.title}: column metadata`,
@@ -124,7 +127,7 @@ export function registerReportAnalyticsRoutes(app: FastifyInstance, deps: { repo
     });
 
     app.post(`${url}/download`, {
-      config: { queryProblems: pageQueryProblems },
+      config: { queryProblems: pageQueryProblems, planProblems: problemsOf(report, 'download') },
       schema: {
         tags,
         summary: `${report.title}: every matching row as CSV`,
@@ -145,6 +148,7 @@ export function registerReportAnalyticsRoutes(app: FastifyInstance, deps: { repo
     });
 
     app.post(`${url}/dashboard`, {
+      config: { planProblems: problemsOf(report, 'dashboard') },
       schema: {
         tags,
         summary: `${report.title}: totals and per-partner breakdown`,

@@ -22,6 +22,12 @@ declare module 'fastify' {
      * refuses the body and the service never runs (app.ts error handler).
      */
     queryProblems?: (query: Record<string, unknown>) => FieldError[];
+    /**
+     * The planner's problems with the request, its body replaced by `body` (the fields the
+     * JSON schema accepted), the query's problems included: listed with the schema's when
+     * it refuses the body, so one answer names every bad field (app.ts error handler).
+     */
+    planProblems?: (request: FastifyRequest, body: Record<string, unknown>) => Promise<FieldError[]>;
   }
 }
 
