@@ -20,6 +20,7 @@ import * as attributionFactsCreated from './migrations/0013-attribution-facts-cr
 import * as accountNameTrigrams from './migrations/0014-account-name-trigrams.js';
 import * as searchValues from './migrations/0015-search-values.js';
 import * as storedDashboardsRecount from './migrations/0016-stored-dashboards-recount.js';
+import * as partnerOwnerKeys from './migrations/0017-partner-owner-keys.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-domain': domain,
@@ -38,6 +39,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0014-account-name-trigrams': accountNameTrigrams,
   '0015-search-values': searchValues,
   '0016-stored-dashboards-recount': storedDashboardsRecount,
+  '0017-partner-owner-keys': partnerOwnerKeys,
 };
 
 class StaticProvider implements MigrationProvider {

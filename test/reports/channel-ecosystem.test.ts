@@ -67,8 +67,8 @@ for (const engine of engines) {
         partneraccountname: 'Alpha Acct One', partnercrmaccountid: 'PA1', partneraccounttype: 'Prospect', partnerstreet: null, partnercity: 'san francisco',
         partnerstate: 'ca', partnerzipcode: null, partnercountry: 'us', partnerwebsite: null, partnerindustry: null, partnernumberofemployees: null,
         partnerannualrevenue: null, partneraccountacv: 700, partneropenpipelineamount: 900, partneropenoppcount: 4, partnerclosedoppcount: 2,
-        partnerclosedwonoppcount: 1, partneriscustomer: false, partnerownername: 'Pat Partner', partnerowneremail: 'pat@alpha.test', partnerownertitle: null,
-        partnerownerphone: null, partnerownerdivision: null, partnersegment: 'Enterprise',
+        partnerclosedwonoppcount: 1, partneriscustomer: false, partnerowneridname: 'Pat Partner', partnerowneridemail: 'pat@alpha.test', partnerowneridtitle: null,
+        partnerowneridphone: null, partnerowneriddivision: null, partnersegment: 'Enterprise',
       });
       const beta = await f.ok(`${C}/records`, matched(ORG.BETA));
       assert.deepEqual(beta.content.map((r: any) => r.partnerFields), [{ partneraccountname: 'Beta Acct', partnercountry: 'DE' }]);
@@ -101,7 +101,7 @@ for (const engine of engines) {
     test('columns: standard, custom and partner classification rules', async () => {
       const alpha = await f.ok(`${C}/columns`, { channelReportType: MATCHED, matchingType: 'MUTUAL', companyPartnerPublicId: ORG.ALPHA });
       const partner = alpha.filter((c: any) => c.isPartnerData);
-      assert.deepEqual(partner.map((c: any) => c.key), ['partneraccountname', 'partnercrmaccountid', 'partneraccounttype', 'partnerstreet', 'partnercity', 'partnerstate', 'partnerzipcode', 'partnercountry', 'partnerwebsite', 'partnerindustry', 'partnernumberofemployees', 'partnerannualrevenue', 'partneraccountacv', 'partneropenpipelineamount', 'partneropenoppcount', 'partnerclosedoppcount', 'partnerclosedwonoppcount', 'partneriscustomer', 'partnerownername', 'partnerowneremail', 'partnerownertitle', 'partnerownerphone', 'partnerownerdivision', 'partnersegment']);
+      assert.deepEqual(partner.map((c: any) => c.key), ['partneraccountname', 'partnercrmaccountid', 'partneraccounttype', 'partnerstreet', 'partnercity', 'partnerstate', 'partnerzipcode', 'partnercountry', 'partnerwebsite', 'partnerindustry', 'partnernumberofemployees', 'partnerannualrevenue', 'partneraccountacv', 'partneropenpipelineamount', 'partneropenoppcount', 'partnerclosedoppcount', 'partnerclosedwonoppcount', 'partneriscustomer', 'partnerowneridname', 'partnerowneridemail', 'partnerowneridtitle', 'partnerowneridphone', 'partnerowneriddivision', 'partnersegment']);
       for (const c of partner) assert.deepEqual([c.source, c.columnClassification], [null, null]);
       const standard = alpha.find((c: any) => c.key === 'accountName');
       assert.deepEqual([standard.source, standard.columnClassification, standard.isPartnerData], ['standard', 'STANDARD', false]);

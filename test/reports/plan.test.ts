@@ -124,7 +124,7 @@ test('matched accounts: partner columns are exactly the shared fields', () => {
   const p = buildPlan(input('PARTNER_ORG_MATCHED_ACCOUNTS', {}, { channel: { matchingType: 'MUTUAL', companyPartnerPublicId: ALPHA.toUpperCase() } }));
   assert.deepEqual(
     p.columns.filter((c) => c.source === 'partner').map((c) => c.key),
-    ['partneraccountname', 'partnerownername', 'partnerowneremail', 'partnerownertitle', 'partnerownerphone', 'partnerownerdivision', 'partnersegment'],
+    ['partneraccountname', 'partnerowneridname', 'partnerowneridemail', 'partnerowneridtitle', 'partnerowneridphone', 'partnerowneriddivision', 'partnersegment'],
   );
   const nothing = buildPlan(input('PARTNER_ORG_MATCHED_ACCOUNTS', {}, { channel: { matchingType: 'MUTUAL', companyPartnerPublicId: BETA } }));
   assert.equal(nothing.columns.filter((c) => c.source === 'partner').length, 0);

@@ -33,6 +33,12 @@ function field(fieldPath: string, column: string, type: ColumnType, title: strin
   return { field: fieldPath, column, type, title, partnerKey: partnerKey ?? `partner${fieldPath.replace(/\./g, '').toLowerCase()}`, sharedBy };
 }
 
+/**
+ * The owner's keys follow the specification's sample record (spec 2.10: `partnerowneridname`,
+ * `partnerowneridemail`, `partnerowneridphone`, `partnerowneridtitle`, a CRM's OwnerId.Name
+ * and so on), not the general rule; the division, which the sample does not show, is named
+ * like its siblings. The account name's key is the sample's too.
+ */
 export const ACCOUNT_FIELDS: readonly AccountField[] = [
   field('name', 'name', 'string', 'Partner Account Name', 'partneraccountname'),
   field('crmAccountId', 'crm_account_id', 'string', 'Partner CRM Account ID'),
@@ -61,11 +67,11 @@ export const ACCOUNT_FIELDS: readonly AccountField[] = [
   field('dunsNumber', 'duns_number', 'string', 'Partner DUNS Number'),
   field('taxId', 'tax_id', 'string', 'Partner Tax ID'),
   field('phoneNumber', 'phone_number', 'string', 'Partner Phone Number'),
-  field('owner.name', 'owner_name', 'name', 'Partner Account Owner'),
-  field('owner.email', 'owner_email', 'email', 'Partner Account Owner Email'),
-  field('owner.title', 'owner_title', 'title', 'Partner Account Owner Title'),
-  field('owner.phone', 'owner_phone', 'phone', 'Partner Account Owner Phone'),
-  field('owner.division', 'owner_division', 'string', 'Partner Account Owner Division'),
+  field('owner.name', 'owner_name', 'name', 'Partner Account Owner', 'partnerowneridname'),
+  field('owner.email', 'owner_email', 'email', 'Partner Account Owner Email', 'partnerowneridemail'),
+  field('owner.title', 'owner_title', 'title', 'Partner Account Owner Title', 'partnerowneridtitle'),
+  field('owner.phone', 'owner_phone', 'phone', 'Partner Account Owner Phone', 'partnerowneridphone'),
+  field('owner.division', 'owner_division', 'string', 'Partner Account Owner Division', 'partnerowneriddivision'),
   field('customOwner.name', 'custom_owner_name', 'name', 'Partner Custom Owner'),
   field('customOwner.email', 'custom_owner_email', 'email', 'Partner Custom Owner Email'),
   field('customOwner.title', 'custom_owner_title', 'title', 'Partner Custom Owner Title'),
