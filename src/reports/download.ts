@@ -48,7 +48,36 @@ const BLOCK_BATCH = 4_096;
  * The CSV stream of a plan: the header row, then the rows in the plan's order, from the
  * database the service runs on (COPY on PostgreSQL, ready-line batches on PGlite).
  */
-export function downloadStream(database: Pick<Database, 'db' | 'engine'>, p: QueryPlan, options: { batchRows?: number; lines?: LineCopy | undefined } = {}): Readable {
+/**
+ * The download was planned at one data version and an import has committed since: its
+ * batches would come from the new report tables under the old header and columns (a CSV
+ * of two shapes, rows skipped or repeated at the seam). The stream stops with this
+ * error instead, and the client sees a transfer that did not complete.
+ */
+export class DataChangedDuringDownload extends Error {
+  constructor() {
+    super('the data changed (an import committed) while the download was streaming; download again');
+  }
+}
+
+/**
+ * Each batch of `batches`, passed on only once `current()` says the data version is
+ * still the plan's, asked after the batch was read: a batch whose statement ran after an
+ * import's commit sees that commit's version changed, so no batch of other data is ever
+ * sent. (The version and the report tables change in the import's one transaction.)
+ */
+export async function* unchangedBatches(batches: AsyncIterable<Buffer>, current: () => Promise<boolean>): AsyncGenerator<Buffer> {
+  for await (const batch of batches) {
+    if (!(await current())) throw new DataChangedDuringDownload();
+    yield batch;
+  }
+}
+
+export function downloadStream(
+  database: Pick<Database, 'db' | 'engine'>,
+  p: QueryPlan,
+  options: { batchRows?: number; lines?: LineCopy | undefined; current?: () => Promise<boolean> } = {},
+): Readable {
   const db = database.db as Kysely<any>;
   const { lines } = options;
   const postgres = database.engine === 'postgres';
@@ -63,7 +92,7 @@ export function downloadStream(database: Pick<Database, 'db' | 'engine'>, p: Que
     } else if (copy) yield* copyBatches(db, p, batchRows, lines?.table);
     else yield* lineBatches(db, p, batchRows, lines?.table);
   }
-  return csvStream(p, body());
+  return csvStream(p, options.current ? unchangedBatches(body(), options.current) : body());
 }
 
 async function* lineBatches(db: Kysely<any>, p: QueryPlan, batchRows: number, linesTable: string | undefined): AsyncGenerator<Buffer> {

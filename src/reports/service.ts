@@ -386,7 +386,8 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
       const p = await planFor('download', call);
       const date = new Date(deps.clock()).toISOString().slice(0, 10);
       const lines = lineCopyFor(db, p, p.pre.csvFormats);
-      return { filename: `${p.report.id}-${date}.csv`, stream: downloadStream(deps.database, p, { lines }) };
+      const current = async () => (await dataVersion()) === p.version;
+      return { filename: `${p.report.id}-${date}.csv`, stream: downloadStream(deps.database, p, { lines, current }) };
     },
 
     async dashboard(call) {

@@ -25,6 +25,7 @@ import { trackRoutesForMethodNotAllowed } from './routes/method-not-allowed.js';
 import { createReportService, type ReportService, type ReportServiceDeps } from '../reports/service.js';
 import { serviceStateReader } from '../reports/data-version.js';
 import { jsonPayload } from '../reports/cache.js';
+import { DataChangedDuringDownload } from '../reports/download.js';
 
 export interface AppDeps {
   config: Config;
@@ -282,6 +283,10 @@ export function toApiError(error: unknown, body?: unknown): ApiError {
     const api = validationError([{ field: 'request', message: 'a number or date in the request is out of range or not valid for the column it is compared with' }]);
     (api as { cause?: unknown }).cause = error;
     return api;
+  }
+  if (error instanceof DataChangedDuringDownload) {
+    // Before the first byte was sent: nothing half-written, the client can simply retry.
+    return unavailable(error.message);
   }
   if (isDatabaseUnavailable(error)) {
     const api = unavailable('the database is unavailable or the query took too long; retry shortly');

@@ -89,6 +89,9 @@ const matches = (request: FastifyRequest, etag: string) => {
   });
 };
 
+/** Computations of one answer at most: a third import committing during one request is not waited out. */
+const MAX_ATTEMPTS = 3;
+
 /** 304 with the tag a 200 would carry (RFC 9110 15.4.5). */
 const notModified = (reply: FastifyReply, etag: string) => reply.code(304).header('etag', etag).send();
 
@@ -112,59 +115,80 @@ export async function runReport<T>(
   let version: string | undefined;
   let requestTag: string | undefined;
   let relative = false;
+  // The version an answer was computed at, confirmed after it was computed (below); set
+  // when an import committed meanwhile, and the answer is computed again at it.
+  let confirmed: string | undefined;
   try {
-    if (options.etag) {
-      // The version the access stage read for this request, else one read now: either way
-      // read after the request arrived.
-      version = request.serviceState?.dataVersion ?? (await reports.dataVersion());
-      const body = JSON.stringify(request.body ?? {});
-      requestTag = digest([version, String(call.caller.orgId), request.method, request.url, body]);
-      relative = /Days"/.test(body);
-      if (!relative) etag = `W/"${version}-${requestTag}"`;
-      else {
-        // Tagged before planning only while the clock is inside the span the windows
-        // last seen stay in effect; otherwise the tag follows from the plan (below).
-        const known = options.answers?.windows.get(requestTag);
-        const now = Math.floor((options.now ?? Date.now)() / 1000);
-        if (known && now > known.after && now <= known.until) etag = known.etag;
+    for (let attempt = 1; ; attempt++) {
+      etag = undefined;
+      if (options.etag) {
+        // The version the access stage read for this request, else one read now: either way
+        // read after the request arrived.
+        version = confirmed ?? request.serviceState?.dataVersion ?? (await reports.dataVersion());
+        const body = JSON.stringify(request.body ?? {});
+        requestTag = digest([version, String(call.caller.orgId), request.method, request.url, body]);
+        relative = /Days"/.test(body);
+        if (!relative) etag = `W/"${version}-${requestTag}"`;
+        else {
+          // Tagged before planning only while the clock is inside the span the windows
+          // last seen stay in effect; otherwise the tag follows from the plan (below).
+          const known = options.answers?.windows.get(requestTag);
+          const now = Math.floor((options.now ?? Date.now)() / 1000);
+          if (known && now > known.after && now <= known.until) etag = known.etag;
+        }
+        // Fast path, no plan and no query: this process gave this tag to a successful answer
+        // of this very request (same data version, organization, URL and body), so the
+        // request is valid and the condition can be evaluated now.
+        if (etag && options.answers?.issued.has(etag) && matches(request, etag)) return notModified(reply, etag);
       }
-      // Fast path, no plan and no query: this process gave this tag to a successful answer
-      // of this very request (same data version, organization, URL and body), so the
-      // request is valid and the condition can be evaluated now.
-      if (etag && options.answers?.issued.has(etag) && matches(request, etag)) return notModified(reply, etag);
+      const answers = etag ? options.answers?.answers : undefined;
+      const known = answers ? (answers.get(etag!)?.deref() as T | undefined) : undefined;
+      if (known !== undefined) {
+        // A remembered answer was a successful one: the request is valid.
+        if (matches(request, etag!)) return notModified(reply, etag!);
+        reply.header('etag', etag!);
+        return known;
+      }
+      // Every plan of the answer reports its windows: the tag names them all, and holds
+      // over the seconds where all of them hold.
+      let windows: WindowValidity | undefined;
+      const windowsInEffect = (v: WindowValidity) => {
+        windows = windows ? together(windows, v) : v;
+      };
+      const result = await operation({ ...call, timing, windowsInEffect, ...(version === undefined ? {} : { dataVersion: version }) });
+      // An answer's statements run one by one on pooled connections, each with its own
+      // snapshot: an import that commits between them (it swaps the report tables and bumps
+      // the version in one transaction) would give a count of the old data with rows of the
+      // new, or old columns over new rows. Read after the answer was computed, an unchanged
+      // version proves every statement ran before any such commit; otherwise the answer is
+      // computed again at the new version (no tag, no memo, nothing issued for the old one).
+      // Caches may hold a figure computed across the commit under the old version's key,
+      // but every answer built from one is confirmed here, and fails this check.
+      if (version !== undefined && attempt < MAX_ATTEMPTS) {
+        const after = await reports.dataVersion();
+        if (after !== version) {
+          confirmed = after;
+          continue;
+        }
+      }
+      // Only successful answers get a tag, and only they get a 304: an operation that
+      // refuses the request throws above, so its error is sent (without a tag) whatever
+      // If-None-Match says.
+      // Derived again from the windows the answer was computed with, even when the memo
+      // gave a tag: a plan made just after a window moved must not answer to the old tag.
+      if (relative && requestTag !== undefined) {
+        etag = `W/"${version}-${digest([requestTag, windows?.key ?? ''])}"`;
+        if (windows && options.answers) options.answers.windows.set(requestTag, { ...windows, etag });
+      }
+      if (etag) {
+        options.answers?.issued.set(etag, true);
+        // The answer is computed already; a client holding it (or sending `*`) still gets the short reply.
+        if (matches(request, etag)) return notModified(reply, etag);
+        reply.header('etag', etag);
+        if (options.answers && isJsonText(result)) options.answers.answers.set(etag, new WeakRef(result));
+      }
+      return result;
     }
-    const answers = etag ? options.answers?.answers : undefined;
-    const known = answers ? (answers.get(etag!)?.deref() as T | undefined) : undefined;
-    if (known !== undefined) {
-      // A remembered answer was a successful one: the request is valid.
-      if (matches(request, etag!)) return notModified(reply, etag!);
-      reply.header('etag', etag!);
-      return known;
-    }
-    // Every plan of the answer reports its windows: the tag names them all, and holds
-    // over the seconds where all of them hold.
-    let windows: WindowValidity | undefined;
-    const windowsInEffect = (v: WindowValidity) => {
-      windows = windows ? together(windows, v) : v;
-    };
-    const result = await operation({ ...call, timing, windowsInEffect, ...(version === undefined ? {} : { dataVersion: version }) });
-    // Only successful answers get a tag, and only they get a 304: an operation that
-    // refuses the request throws above, so its error is sent (without a tag) whatever
-    // If-None-Match says.
-    // Derived again from the windows the answer was computed with, even when the memo
-    // gave a tag: a plan made just after a window moved must not answer to the old tag.
-    if (relative && requestTag !== undefined) {
-      etag = `W/"${version}-${digest([requestTag, windows?.key ?? ''])}"`;
-      if (windows && options.answers) options.answers.windows.set(requestTag, { ...windows, etag });
-    }
-    if (etag) {
-      options.answers?.issued.set(etag, true);
-      // The answer is computed already; a client holding it (or sending `*`) still gets the short reply.
-      if (matches(request, etag)) return notModified(reply, etag);
-      reply.header('etag', etag);
-      if (options.answers && isJsonText(result)) options.answers.answers.set(etag, new WeakRef(result));
-    }
-    return result;
   } finally {
     timing.handlerEnd = performance.now();
   }
