@@ -62,13 +62,15 @@ function integerParam(value: unknown, name: string, fallback: number, min: numbe
 /**
  * `sort=property,asc|desc`, repeatable. As in Spring Data, one parameter may name several
  * properties before its direction (`sort=a,b,desc`); the direction defaults to asc.
+ * Names are taken as written, as Spring Data takes them: `sort=%20city` names no column and
+ * `sort=city,%20desc` no direction (both 400), rather than being guessed at.
  */
 export function parseSort(value: unknown, errors: FieldError[]): SortTerm[] {
   if (value === undefined) return [];
   const params = Array.isArray(value) ? value : [value];
   const terms: SortTerm[] = [];
   for (const param of params) {
-    const parts = String(param).split(',').map((p) => p.trim());
+    const parts = String(param).split(',');
     let direction: Direction = 'asc';
     const last = parts[parts.length - 1]!.toLowerCase();
     if (parts.length > 1 && (last === 'asc' || last === 'desc')) {

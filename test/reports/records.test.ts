@@ -71,6 +71,12 @@ for (const engine of engines) {
       assert.deepEqual(p.errors!.map((e) => e.field), ['page', 'size']);
       const s = await f.problem(`${R}/GLOBAL_VERTICAL_ACCOUNTS/records?sort=nope,asc`, {});
       assert.equal(s.errors![0]!.field, 'sort');
+      // Names are taken as written: a padded property or direction is not guessed at.
+      for (const sort of ['%20account_name', 'account_name%20', 'account_name,%20desc']) {
+        const padded = await f.problem(`${R}/GLOBAL_VERTICAL_ACCOUNTS/records?sort=${sort}`, {});
+        assert.deepEqual(padded.errors!.map((e) => e.field), ['sort'], sort);
+        assert.match(padded.errors![0]!.message, /unknown sort property " ?(account_name|desc) ?"/, sort);
+      }
     });
 
     test('sort: text case-insensitively then by value, NULLs last both ways, multi-sort, tie-breaker', async () => {
