@@ -93,7 +93,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     if (request.method === 'POST' && request.body === undefined) (request as { body: unknown }).body = {};
     // PostgreSQL text cannot hold NUL; refuse it up front, naming every field that had it.
     const nul = [...fieldsWithNul(request.body, 'body'), ...fieldsWithNul(request.query, 'query')];
-    if (nul.length) throw validationError(nul.map((field): FieldError => ({ field, message: 'must not contain the NUL character (\\u0000)' })));
+    if (nul.length) throw await withNulProblems(nul, request);
   });
 
   app.setErrorHandler(async (error: FastifyError | ApiError, request, reply) => sendProblem(await withOtherProblems(toApiError(error, request.body), error, request), request, reply));
@@ -190,6 +190,33 @@ function sendProblem(err: ApiError, request: FastifyRequest, reply: FastifyReply
 }
 
 /**
+ * A request holding NUL stops before its schema check and its planning, and one answer
+ * still names every bad field (contract section 1): the schema's problems with the body
+ * and the planner's with the rest are listed after the NUL ones. The planner sees neither
+ * the top-level body fields nor the query parameters that hold NUL, and what it would say
+ * of them (an unknown column "ci\u0000ty", a missing filterField) is not listed.
+ */
+async function withNulProblems(fields: string[], request: FastifyRequest): Promise<ApiError> {
+  const errors = fields.map((field): FieldError => ({ field, message: 'must not contain the NUL character (\\u0000)' }));
+  const tops = new Set(fields.map(topField));
+  const validate = request.getValidationFunction('body');
+  if (validate && !validate(request.body)) {
+    const schema = toApiError({ validation: validate.errors ?? [], validationContext: 'body' }, request.body).errors ?? [];
+    errors.push(...schema.filter((e) => !tops.has(topField(e.field))));
+  }
+  const query = (request.query ?? {}) as Record<string, unknown>;
+  (request as { query: unknown }).query = Object.fromEntries(Object.entries(query).filter(([k]) => !tops.has(k)));
+  try {
+    return await withOtherProblems(validationError(errors), { validationContext: 'body' }, request);
+  } finally {
+    (request as { query: unknown }).query = query;
+  }
+}
+
+/** The top-level field a problem is about: `filters.city` and `columns[1]` -> filters, columns. */
+const topField = (field: string): string => field.split(/[.[]/, 1)[0]!;
+
+/**
  * A body the JSON schema refused stops the request before the service plans it. One
  * answer still names every bad field (contract section 1): the route's planner runs on
  * the body without the fields the schema refused (`planProblems`, which lists the query's
@@ -203,8 +230,7 @@ async function withOtherProblems(api: ApiError, error: unknown, request: Fastify
   const body = request.body;
   let more: FieldError[] = [];
   if (planProblems && body !== null && typeof body === 'object' && !Array.isArray(body)) {
-    // The top-level field each schema problem is about: `filters.city` -> filters.
-    const top = (field: string) => field.split(/[.[]/, 1)[0]!;
+    const top = topField;
     const refused = new Set(api.errors.map((e) => top(e.field)));
     const rest = Object.fromEntries(Object.entries(body as Record<string, unknown>).filter(([k]) => !refused.has(k)));
     try {

@@ -182,6 +182,19 @@ for (const engine of engines) {
       assert.deepEqual(repeated.map((e) => e.field), ['sort[1]']);
     });
 
+    test("the schema's and the planner's problems with the other fields are listed after the NUL ones", async () => {
+      const body = { search: 'a\u0000', columns: 'account_name', filters: { nope: 'x' } };
+      assert.deepEqual(fields(await f.call('POST', `${GVA}/records?size=0`, body)), [
+        { field: 'search', message: NUL_MESSAGE },
+        { field: 'columns', message: 'must be array' },
+        { field: 'size', message: 'must be an integer >= 1, got "0"' },
+        { field: 'filters.nope', message: fields(await f.call('POST', `${GVA}/records`, { filters: { nope: 'x' } }))[0]!.message },
+      ]);
+      // A query parameter holding NUL is not planned: no "unknown filterField" beside it.
+      const query = fields(await f.call('POST', `${GVA}/filterdata?filterField=a%00b`, { filters: { nope: 'x' } }));
+      assert.deepEqual(query.map((e) => e.field), ['filterField', 'filters.nope']);
+    });
+
     test('the number of entries stays bounded', async () => {
       const n = MAX_FIELD_ERRORS + 50;
       const errors = fields(await f.call('POST', `${GVA}/records`, { columns: Array.from({ length: n }, (_, i) => `c${i}\u0000`) }));
