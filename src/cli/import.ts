@@ -39,7 +39,7 @@ export const importOperation: Operation<{ dir: string; progress: boolean }> = as
   const rows = result.counts.reduce((n, c) => n + c.inserted + c.updated + c.unchanged, 0);
   for (const c of result.counts) out(`${c.entity}: ${c.inserted} inserted, ${c.updated} updated, ${c.unchanged} unchanged\n`);
   const seconds = (Date.now() - started) / 1000;
-  out(`imported ${rows} records in ${seconds.toFixed(1)} s (${Math.round(rows / Math.max(seconds, 0.001))} records/s); data version ${result.dataVersion}\n`);
+  out(`imported ${rows} records in ${seconds.toFixed(1)} s (${Math.round(rows / Math.max(seconds, 0.001))} records/s); data version ${result.dataVersion}${result.rebuilt ? '' : ' (nothing changed: the report tables were kept)'}\n`);
   out(`time: ${[...phases].map(([phase, s]) => `${phase} ${s.toFixed(1)} s`).join(', ')}\n`);
 };
 

@@ -10,7 +10,11 @@
  *      flagged records are checked too, so each run reports all the problems at once;
  *   3. any problem: roll back and report them all as `file:line: field: problem`;
  *      otherwise upsert every file (load.ts), rebuild the report tables
- *      (materialize.ts) and bump the data version, then commit.
+ *      (materialize.ts) and bump the data version, then commit. When no record was
+ *      inserted or updated and the report tables were built by the current rules
+ *      (REPORTS_FORMAT), neither happens: re-importing the same bundle changes nothing
+ *      (contract section 7), not even the data version, so every cached answer and ETag
+ *      stays valid, and it costs the checks, not a rebuild.
  *
  * `onStep` reports each step's duration (the CLI prints them per phase).
  */
@@ -21,7 +25,7 @@ import type { Database } from '../db/database.js';
 import { ENTITIES, type EntitySpec } from './bundle-spec.js';
 import { checkDuplicates, checkParentCycles, checkReferences, type LineProblem } from './check-references.js';
 import { loadEntity, withoutForeignKeyTriggers, type EntityCount } from './load.js';
-import { ANALYZED_IN_IMPORT, materialize, REPORT_TABLES, setImportMemory } from './materialize.js';
+import { ANALYZED_IN_IMPORT, materialize, REPORT_TABLES, reportsAreCurrent, setImportMemory } from './materialize.js';
 import { copyInto, type CopyWriter } from './copy-into.js';
 import { stagingColumns } from './copy-format.js';
 import { parseBundle } from './parse-bundle.js';
@@ -39,7 +43,8 @@ export interface ImportProblem {
   problem: string;
 }
 
-export type ImportResult = { ok: true; counts: EntityCount[]; dataVersion: number } | { ok: false; problems: ImportProblem[] };
+/** `rebuilt`: whether the report tables were rebuilt and the data version bumped (false: nothing changed). */
+export type ImportResult = { ok: true; counts: EntityCount[]; dataVersion: number; rebuilt: boolean } | { ok: false; problems: ImportProblem[] };
 
 export interface ImportProgress {
   file: string;
@@ -128,6 +133,7 @@ export async function importBundle(database: Database, dir: string, options: Imp
 
   let counts: EntityCount[] = [];
   let dataVersion = 0;
+  let rebuilt = true;
   try {
     await database.db.transaction().execute(async (trx) => {
       // The service's statement timeout guards API queries; one statement of a large
@@ -194,6 +200,12 @@ export async function importBundle(database: Database, dir: string, options: Imp
         }
       });
       await dropStagingTables(trx, ENTITIES);
+      rebuilt = counts.some((c) => c.inserted + c.updated > 0) || !(await reportsAreCurrent(trx));
+      if (!rebuilt) {
+        const version = await sql<{ value: string }>`select value from service_state where key = 'data_version'`.execute(trx);
+        dataVersion = Number(version.rows[0]?.value ?? 0);
+        return;
+      }
       options.onPhase?.('materializing');
       await timed('materialize', () => materialize(trx, database.engine));
       const version = await sql<{ value: string }>`update service_state set value = (value::bigint + 1)::text where key = 'data_version' returning value`.execute(trx);
@@ -211,10 +223,12 @@ export async function importBundle(database: Database, dir: string, options: Imp
   // Outside the transaction (VACUUM cannot run in one), after the commit that made the data
   // whole: neither step changes what any query returns, so a failure of either leaves a
   // correct import, only slower to read until autovacuum (where it runs) catches up.
-  await timed('vacuum', () => vacuumReportTables(database).catch(() => undefined));
-  // Fresh statistics for the planner after a bulk change (ANALYZE is cheap and not transactional state).
-  await timed('analyze', () => analyzeAfterImport(database).catch(() => undefined));
-  return { ok: true, counts, dataVersion };
+  if (rebuilt) {
+    await timed('vacuum', () => vacuumReportTables(database).catch(() => undefined));
+    // Fresh statistics for the planner after a bulk change (ANALYZE is cheap and not transactional state).
+    await timed('analyze', () => analyzeAfterImport(database).catch(() => undefined));
+  }
+  return { ok: true, counts, dataVersion, rebuilt };
 }
 
 /**

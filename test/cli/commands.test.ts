@@ -164,7 +164,11 @@ test('beside a server holding the embedded database, the commands run inside it 
     assert.match(bad.stderr, /users\.ndjson:\d+: name: missing required field/);
     const again = await run('import', writeSmallBundle(tmp('pr-cli-held-again-')));
     assert.equal(again.status, 0, again.stderr);
-    assert.match(again.stdout, /data version 2/);
+    assert.match(again.stdout, /data version 1 \(nothing changed: the report tables were kept\)/);
+    const renamed = BUNDLE.accounts!.map((a) => ((a as { crmAccountId: string }).crmAccountId === 'A1' ? { ...a, name: 'Renamed beside the server' } : a));
+    const changed = await run('import', writeSmallBundle(tmp('pr-cli-held-changed-'), { accounts: renamed }));
+    assert.equal(changed.status, 0, changed.stderr);
+    assert.match(changed.stdout, /accounts: 0 inserted, 1 updated, \d+ unchanged\n[^]*data version 2\n/);
 
     const second = await run('serve', '--port', String(port + 1));
     assert.equal(second.status, 1);
