@@ -11,9 +11,15 @@
  * is the figure a change to the request path must lower. The ratio to PostgreSQL's CPU for
  * the same requests is steadier than either figure from one run to the next, because a
  * slower machine (neighbours on the host) inflates both.
+ *
+ * With STATS_DB=<postgres url of the server's database> it also prints the statements
+ * (committed transactions of that database, pg_stat_database) per measured request: a
+ * count that other work on the machine does not blur, as long as it uses other databases.
  */
 import { readFileSync, readdirSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
+import pg from 'pg';
 import { uniqueCondition } from '../unique-condition.js';
 
 const [url, key, pid, seconds = '12', ...modes] = process.argv.slice(2);
@@ -55,6 +61,21 @@ function postgresTicks(): number {
   return total;
 }
 
+/** Committed transactions of STATS_DB so far, read after PostgreSQL flushed its backends' counts (at most once a second). */
+async function statements(): Promise<number | undefined> {
+  const url = process.env.STATS_DB;
+  if (!url) return undefined;
+  await sleep(1500);
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: string }>('select xact_commit as n from pg_stat_database where datname = current_database()');
+    return Number(rows[0]!.n); // without this read's own transaction, counted once it ends
+  } finally {
+    await client.end();
+  }
+}
+
 let counter = Math.floor(Math.random() * 1e9);
 for (const mode of modes.length ? modes : ['unique', 'sort']) {
   const s = scenarios[mode];
@@ -70,13 +91,15 @@ for (const mode of modes.length ? modes : ['unique', 'sort']) {
       requests: [{ setupRequest: (req: any) => ({ ...req, body: JSON.stringify(s.body(counter++)) }) }],
     });
   await drive(3); // warm-up
+  const statements0 = await statements();
   const [server0, pg0, own0] = [ticks(pid), postgresTicks(), process.cpuUsage()];
   const r = await drive(Number(seconds));
   const [server1, pg1, own1] = [ticks(pid), postgresTicks(), process.cpuUsage(own0)];
+  const statements1 = await statements();
   const n = r.requests.total;
   const serverMs = ((server1 - server0) * TICK_MS) / n;
   const pgMs = ((pg1 - pg0) * TICK_MS) / n;
   // The load generator (autocannon, this process) shares the machine's cores too.
   const clientMs = (own1.user + own1.system) / 1000 / n;
-  console.log(`${mode}: p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, ${Math.round(r.requests.average)} req/s, non-2xx ${r.non2xx}; CPU per request: server ${serverMs.toFixed(3)} ms, PostgreSQL ${pgMs.toFixed(3)} ms, ratio ${(serverMs / pgMs).toFixed(2)}; load generator ${clientMs.toFixed(3)} ms`);
+  console.log(`${mode}: ${n} requests, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, ${Math.round(r.requests.average)} req/s, non-2xx ${r.non2xx}; CPU per request: server ${serverMs.toFixed(3)} ms, PostgreSQL ${pgMs.toFixed(3)} ms, ratio ${(serverMs / pgMs).toFixed(2)}; load generator ${clientMs.toFixed(3)} ms${statements0 === undefined ? '' : `; statements per request ${((statements1! - statements0 - 1) / n).toFixed(3)}`}`);
 }
