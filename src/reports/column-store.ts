@@ -640,7 +640,7 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
       }
       const keep = found ? new Set((found.rows[0] as { v: string[] } | undefined)?.v ?? []) : undefined;
       const out: string[] = [];
-      for (let pos = 1; pos < values.length; pos++) if (seen[pos] === 1 && (!keep || keep.has(values[pos]!))) out.push(values[pos]!);
+      for (let pos = 1; pos < values.length; pos++) if (seen[pos] === 1 && values[pos] !== '' && (!keep || keep.has(values[pos]!))) out.push(values[pos]!);
       return out;
     },
 

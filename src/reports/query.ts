@@ -423,7 +423,9 @@ function narrowProbe(plan: Plan): Sql | null {
  */
 export function distinctValuesQuery(plan: Plan, column: Column, filterSearch: string | undefined, page: number, size: number): Sql {
   const e = column.type === 'boolean' ? sql`(${columnExpr(column)})::text` : columnExpr(column);
-  const extra: Sql[] = [sql`${e} is not null`];
+  // Not the empty string: no filter can name it (contract section 3), and spec 4.4 promises
+  // that every value offered here works as an exact-match filter value.
+  const extra: Sql[] = [sql`${e} is not null`, sql`${e} <> ''`];
   if (filterSearch) extra.push(sql`${e} ilike ${likeContains(filterSearch)}`);
   const { from, where } = readFrom(plan, [column], extra);
   return sql`with d as (select distinct ${e} as v from ${from} where ${where})
@@ -540,13 +542,20 @@ export function csvBatchQuery(plan: Plan, after: readonly unknown[] | null, limi
 
 /**
  * Filter values of a dictionary column over every row of the organization: the stored
- * distinct values in their stored text order (`pos`). `count` is null when the stored
- * distinct count answers it (no `filterSearch`).
+ * distinct values in their stored text order (`pos`), without the empty string (see
+ * distinctValuesQuery). `count` is null when the stored distinct count answers it (no
+ * `filterSearch`): the rows then carry `empty`, 1 when the empty string is among the
+ * stored values (it sorts first, at `pos` 1, and the page starts one further), else 0,
+ * to take off that count.
  */
 export function dictionaryValuesQuery(plan: Plan, name: string, filterSearch: string | undefined, page: number, size: number): { rows: Sql; count: Sql | null } {
   const base = sql`from rpt_value_counts d where d.org_id = ${plan.orgId} and d.tbl = ${plan.report.table} and d.col = ${name}`;
   if (!filterSearch) {
-    return { rows: sql`select d.value as v ${base} and d.pos > ${page * size} and d.pos <= ${(page + 1) * size} order by d.pos`, count: null };
+    return {
+      rows: sql`select e.empty, p.v from (select count(*)::int as empty ${base} and d.pos = 1 and d.value = '') e
+        left join lateral (select d.value as v ${base} and d.pos > ${page * size} + e.empty and d.pos <= ${(page + 1) * size} + e.empty order by d.pos) p on true`,
+      count: null,
+    };
   }
   const match = sql`d.value ilike ${likeContains(filterSearch)}`;
   return {

@@ -359,8 +359,9 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
           if (filterTypeOf(column.type) !== 'STRING') return rangeItem(column, summary.min, summary.max, pg.page, pg.size);
           if (summary.hasValues) {
             const q = dictionaryValuesQuery(p, name!, filterSearch || undefined, pg.page, pg.size);
-            const [values, n] = await Promise.all([run<{ v: string }>(q.rows), q.count ? run<{ n: number }>(q.count).then((r) => Number(r[0]?.n ?? 0)) : Promise.resolve(summary.distinctValues ?? 0)]);
-            return filterValuesPage(values.map((v) => v.v), n, pg.page, pg.size);
+            const [rows, counted] = await Promise.all([run<{ v: string | null; empty?: number }>(q.rows), q.count ? run<{ n: number }>(q.count).then((r) => Number(r[0]?.n ?? 0)) : Promise.resolve(undefined)]);
+            const n = counted ?? (summary.distinctValues ?? 0) - Number(rows[0]?.empty ?? 0);
+            return filterValuesPage(rows.flatMap((r) => (r.v === null ? [] : [r.v])), n, pg.page, pg.size);
           }
         }
         if (filterTypeOf(column.type) !== 'STRING') {

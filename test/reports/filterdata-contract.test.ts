@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { engines } from '../helpers/engines.js';
 import { fixtureApp, type FixtureApp } from '../helpers/fixture-app.js';
-import { ORG } from '../fixtures/small-bundle.js';
+import { BUNDLE, ORG } from '../fixtures/small-bundle.js';
 
 const R = '/v1/report-analytics/report';
 const GVA = `${R}/GLOBAL_VERTICAL_ACCOUNTS`;
@@ -146,6 +146,45 @@ for (const engine of engines) {
       }
       const channel = await f.problem('/v1/channelecosystem/records', { channelReportType: 'PARTNER_ORG_MATCHED_ACCOUNTS', matchingType: 'MUTUAL', companyPartnerPublicId: ORG.DELTA, search: 5, filters: { nope: 'x' } });
       assert.deepEqual(fields(channel), ['companyPartnerPublicId', 'filters.nope', 'search']);
+    });
+  });
+}
+
+for (const engine of engines) {
+  describe(`filterdata never offers the empty string, on ${engine.name}`, () => {
+    // A3's city is the empty string: no filter can name it (contract 3: an empty value is
+    // 400), and spec 4.4 says every value /filterdata offers works as an exact-match filter.
+    const bundle = { accounts: BUNDLE.accounts!.map((a: any) => (a.org === ORG.ACME && a.crmAccountId === 'A3' ? { ...a, city: '' } : a)) };
+    const apps: Record<string, FixtureApp> = {};
+    before(async () => {
+      apps.stored = await fixtureApp(engine, { bundle });
+      apps.sql = await fixtureApp(engine, { bundle, reports: { columnStore: false, precomputed: false, pageCacheRows: 0 } });
+      apps.held = await fixtureApp(engine, { bundle, reports: { columnStore: { minRows: 0, waitForLoads: true } } });
+    });
+    after(async () => {
+      for (const f of Object.values(apps)) await f.close();
+    });
+
+    test('stored values, the column store and SQL: no "", counted and paged without it; it still is no filter', async () => {
+      const rows = (await apps.sql!.ok(`${GVA}/records?size=2000&columns=city`, { columns: ['city'] })).content.map((r: any) => r.city);
+      assert.ok(rows.includes(''), 'the fixture has an empty city');
+      const expected = [...new Set<string>(rows.filter((c: string | null) => c !== null && c !== ''))].sort((a, b) => (a.toLowerCase() < b.toLowerCase() ? -1 : a.toLowerCase() > b.toLowerCase() ? 1 : a < b ? -1 : 1));
+      for (const [name, f] of Object.entries(apps)) {
+        // {} (every row: the stored dictionary where there is one) and a filtered body (no stored answer).
+        for (const body of [{}, { filters: { country: 'US' } }]) {
+          const all = await f.ok(`${GVA}/filterdata?filterField=city&size=2000`, body);
+          const offered = all.content.map((c: any) => c.filterData);
+          assert.ok(!offered.includes(''), `${name} ${JSON.stringify(body)}: ${offered}`);
+          assert.equal(all.totalElements, offered.length, name);
+          if (Object.keys(body).length === 0) assert.deepEqual(offered, expected, name);
+          const first = await f.ok(`${GVA}/filterdata?filterField=city&size=1`, body);
+          assert.deepEqual([first.content[0].filterData, first.totalElements], [offered[0], offered.length], `${name}: page 0 of size 1`);
+          const second = await f.ok(`${GVA}/filterdata?filterField=city&size=1&page=1`, body);
+          assert.equal(second.content[0].filterData, offered[1], `${name}: page 1 of size 1`);
+          for (const value of offered) assert.ok((await f.ok(`${GVA}/records`, { filters: { city: value } })).totalElements > 0, `${name}: ${value} as a filter`);
+        }
+      }
+      assert.deepEqual((await apps.stored!.problem(`${GVA}/records`, { filters: { city: '' } })).errors!.map((e) => e.field), ['filters.city']);
     });
   });
 }
