@@ -58,6 +58,9 @@ for (const engine of engines) {
       assert.deepEqual(names(p1, 'crm_account_id'), ['A3']);
       const past = await f.ok(`${R}/GLOBAL_VERTICAL_ACCOUNTS/records?size=3&page=5`);
       assert.deepEqual([past.content.length, past.empty, past.last, past.totalElements, past.noDataFoundMessage], [0, true, true, 4, null]);
+      // The sort state's keys in the specification's order (2.1), in both places.
+      const sortedPage = await f.ok(`${R}/GLOBAL_VERTICAL_ACCOUNTS/records?sort=city`);
+      for (const state of [sortedPage.sort, sortedPage.pageable.sort]) assert.deepEqual(Object.entries(state), [['unsorted', false], ['sorted', true], ['empty', false]]);
       const clamped = await f.ok(`${R}/GLOBAL_VERTICAL_ACCOUNTS/records?size=5000`);
       assert.equal(clamped.size, 2000);
       assert.equal(clamped.pageable.pageSize, 2000);

@@ -1,7 +1,7 @@
 /** Render stage: the page envelope of spec 2.1 with the rules of contract section 2. */
 export interface SortState {
-  sorted: boolean;
   unsorted: boolean;
+  sorted: boolean;
   empty: boolean;
 }
 
@@ -25,7 +25,8 @@ export const NO_DATA_MESSAGE = 'No data found for the selected criteria';
 /** Every field of the envelope but `content`, in the specification's order. */
 function envelopeFields(numberOfElements: number, totalElements: number, page: number, size: number, sorted: boolean): Omit<PageEnvelope<never>, 'content'> {
   const totalPages = Math.ceil(totalElements / size);
-  const sort = { sorted, unsorted: !sorted, empty: !sorted };
+  // In the specification's order (2.1): unsorted, sorted, empty.
+  const sort = { unsorted: !sorted, sorted, empty: !sorted };
   return {
     totalElements,
     totalPages,
