@@ -21,6 +21,7 @@ import * as accountNameTrigrams from './migrations/0014-account-name-trigrams.js
 import * as searchValues from './migrations/0015-search-values.js';
 import * as storedDashboardsRecount from './migrations/0016-stored-dashboards-recount.js';
 import * as partnerOwnerKeys from './migrations/0017-partner-owner-keys.js';
+import * as partnerCustomKeys from './migrations/0018-partner-custom-keys.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-domain': domain,
@@ -40,6 +41,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0015-search-values': searchValues,
   '0016-stored-dashboards-recount': storedDashboardsRecount,
   '0017-partner-owner-keys': partnerOwnerKeys,
+  '0018-partner-custom-keys': partnerCustomKeys,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -12,7 +12,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { Engine } from '../db/database.js';
-import { ACCOUNT_FIELDS, type AccountField } from '../reports/catalog/account-fields.js';
+import { ACCOUNT_FIELDS, partnerCustomKeySql, type AccountField } from '../reports/catalog/account-fields.js';
 import { ANALYTICS_REPORTS, CHANNEL_REPORTS, isTextual, reportById, type ReportDefinition } from '../reports/catalog/index.js';
 import { byValueNames } from '../reports/search-values.js';
 import { ANALYZED_REPORT_TABLES, buildPrecomputed } from '../reports/precomputed.js';
@@ -65,9 +65,12 @@ const byPath = (path: string): AccountField => {
 };
 
 /**
- * The `partnerFields` object: exactly the shared standard and custom fields (a custom key
- * overrides a standard key of the same name, and the last of equal custom keys wins, as
- * when each shared field was concatenated in turn).
+ * The `partnerFields` object: exactly the shared standard and custom fields. A custom
+ * field whose key is a standard field's (`account_type` and `partneraccounttype`) gives
+ * way to that field when both are shared, and of two custom fields with one key
+ * (`systems_sold`, `systemssold`) the first shared wins: the same columns as the channel
+ * catalog's partnerColumns, which lists standard fields first, then the custom ones in
+ * share order, skipping a key already listed.
  *
  * `profiles` are the distinct sets of unshared keys of the connected partnerships (tmp_shares
  * numbers them): for each one the object is built from the shared keys only, so a row pays
@@ -81,9 +84,11 @@ function partnerFieldsExpression(profiles: ReadonlyArray<{ profile: number; unsh
   // No connected partnership at all: no profile, and a CASE needs at least one WHEN.
   const whole = `(${build(ACCOUNT_FIELDS)} - s.unshared)`;
   const standard = branches.length ? `case s.profile ${branches.join('\n      ')} else ${whole} end` : whole;
-  const custom = `case when s.custom_keys is null or pa.crm_account_id is null then '{}'::jsonb else coalesce((select jsonb_object_agg('partner' || lower(u.k), pa.custom -> u.k order by u.n)
+  // jsonb_object_agg keeps the last of equal keys: the first shared is aggregated last.
+  const custom = `case when s.custom_keys is null or pa.crm_account_id is null then '{}'::jsonb else coalesce((select jsonb_object_agg(${partnerCustomKeySql('u.k')}, pa.custom -> u.k order by u.n desc)
       from unnest(s.custom_keys) with ordinality as u(k, n)), '{}'::jsonb) end`;
-  return `(${standard})\n      || ${custom}`;
+  // `||` keeps the right operand's value of a key both hold: the standard field's.
+  return `${custom}\n      || (${standard})`;
 }
 
 const text = (expr: string) => `lower(${expr}) collate "C", ${expr} collate "C"`;
@@ -375,8 +380,11 @@ export async function setImportMemory(db: Kysely<any>, engine: Engine): Promise<
  * only when the stored tables were built by these rules: a change to what materialize
  * writes for the same records (a column's value, a new table, a rule of masking) must
  * raise this number, so the next import rebuilds even when its bundle changes nothing.
+ * 1: the first edition; 2: partnerFields custom keys without underscores, a standard
+ * field's key winning over a custom one's (spec 2.10; migration 0018 renames them in
+ * place meanwhile).
  */
-export const REPORTS_FORMAT = 1;
+export const REPORTS_FORMAT = 2;
 
 /** Whether the report tables were built by this edition's rules (REPORTS_FORMAT). */
 export async function reportsAreCurrent(db: Kysely<any>): Promise<boolean> {

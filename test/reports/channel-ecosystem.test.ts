@@ -226,3 +226,55 @@ for (const engine of engines) {
     });
   });
 }
+
+for (const engine of engines) {
+  describe(`partnerFields keys as the specification writes them, on ${engine.name}`, () => {
+    // Alpha's account PA1 gains custom fields with underscores: one defined (a date), one
+    // whose key is a standard field's once the underscore goes (account_type).
+    const ALPHA_SHARES = ['name', 'accountType', 'country', 'custom.partnered_date', 'custom.account_type', 'custom.segment'];
+    const bundle = {
+      partnerships: BUNDLE.partnerships!.map((p: any) => (p.org === ORG.ACME && p.partner === ORG.ALPHA ? { ...p, sharedFields: ALPHA_SHARES } : p)),
+      custom_fields: [...BUNDLE.custom_fields!, { org: ORG.ALPHA, entity: 'account', key: 'partnered_date', title: 'Partnered Date', type: 'date', classification: 'CUSTOM_CRM_FIELD' }],
+      accounts: BUNDLE.accounts!.map((a: any) => (a.org === ORG.ALPHA && a.crmAccountId === 'PA1' ? { ...a, custom: { ...a.custom, partnered_date: 1_700_000_000, account_type: 'custom value' } } : a)),
+    };
+    let f: FixtureApp;
+    before(async () => {
+      f = await fixtureApp(engine, { bundle });
+    });
+    after(() => f.close());
+
+    test('custom keys lose their underscores, a standard key wins, and keys come in /columns order', async () => {
+      const columns = (await f.ok(`${C}/columns`, matched(ORG.ALPHA))).filter((c: any) => c.isPartnerData).map((c: any) => c.key);
+      assert.deepEqual(columns, ['partneraccountname', 'partneraccounttype', 'partnercountry', 'partnerpartnereddate', 'partnersegment']);
+      const rows = (await f.ok(`${C}/records`, matched(ORG.ALPHA))).content;
+      const pa1 = rows.find((r: any) => r.partnerFields.partnercrmaccountid === undefined && r.partnerFields.partneraccountname === 'Alpha Acct One');
+      assert.deepEqual(Object.entries(pa1.partnerFields), [
+        ['partneraccountname', 'Alpha Acct One'],
+        ['partneraccounttype', 'Prospect'],
+        ['partnercountry', 'us'],
+        ['partnerpartnereddate', 1_700_000_000],
+        ['partnersegment', 'Enterprise'],
+      ]);
+      for (const row of rows) assert.deepEqual(Object.keys(row.partnerFields), columns.filter((k: string) => k in row.partnerFields), 'every row in /columns order');
+      // The key filters and sorts as its column says (a date).
+      const dated = await f.ok(`${C}/records?sort=partnerpartnereddate,desc`, matched(ORG.ALPHA, { filters: { partnerpartnereddate: '1699999999<->1700000001' } }));
+      assert.deepEqual(dated.content.map((r: any) => r.partnerFields.partneraccountname), ['Alpha Acct One']);
+    });
+
+    test('migration 0018 renames the keys of rows written by earlier imports', async () => {
+      const db = f.database.db;
+      const { sql } = await import('kysely');
+      await sql`update rpt_matched_accounts set partner_fields = partner_fields - 'partnerpartnereddate' || jsonb_build_object('partnerpartnered_date', 42, 'partneraccount_type', 'custom value') where partner_fields ? 'partnerpartnereddate'`.execute(db);
+      const { up } = await import('../../src/db/migrations/0018-partner-custom-keys.js');
+      await up(db as never);
+      const { rows } = await sql<{ f: Record<string, unknown> }>`select partner_fields as f from rpt_matched_accounts where partner_fields ? 'partnerpartnereddate'`.execute(db);
+      assert.ok(rows.length > 0);
+      for (const { f: fields } of rows) {
+        assert.equal(fields.partnerpartnereddate, 42);
+        assert.ok('partneraccounttype' in fields && fields.partneraccounttype !== 'custom value', 'the standard value stays');
+      }
+      const left = await sql<{ n: number }>`select count(*)::int as n from rpt_matched_accounts where exists (select 1 from jsonb_object_keys(partner_fields) k where strpos(k, '_') > 0)`.execute(db);
+      assert.equal(left.rows[0]!.n, 0);
+    });
+  });
+}

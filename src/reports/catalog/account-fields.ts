@@ -84,7 +84,15 @@ export const ACCOUNT_FIELD_BY_PATH: ReadonlyMap<string, AccountField> = new Map(
 /** Every share name import accepts (besides `custom.<key>`). */
 export const SHAREABLE_NAMES: ReadonlySet<string> = new Set(ACCOUNT_FIELDS.flatMap((f) => f.sharedBy));
 
-/** partnerFields key of a partner's custom account field. */
+/**
+ * partnerFields key of a partner's custom account field: `partner` + the key lower-cased
+ * without underscores, as the specification's sample record writes them (spec 2.10:
+ * `partnerpartnereddate`, `partnersystemssold`, `partnertargetorgsize`). materialize.ts
+ * writes the same keys in SQL (`partnerCustomKeySql`).
+ */
 export function partnerCustomKey(key: string): string {
-  return `partner${key.toLowerCase()}`;
+  return `partner${key.toLowerCase().replace(/_/g, '')}`;
 }
+
+/** partnerCustomKey in SQL, over a text expression. */
+export const partnerCustomKeySql = (expr: string): string => `'partner' || replace(lower(${expr}), '_', '')`;

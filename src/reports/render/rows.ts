@@ -17,8 +17,14 @@ import type { Plan } from '../plan.js';
 interface RowTemplate {
   /** `"key":` of each output column, in order. */
   prefixes: string[];
-  /** Stored keys inside partnerFields that an explicit column list asked for; undefined: all. */
-  partnerKeys: string[] | undefined;
+  /**
+   * The partner columns' stored keys inside partnerFields, in output order: the keys an
+   * explicit column list asked for, or every shared column in `/columns` order. The
+   * stored object cannot give that order itself (jsonb orders keys by length, then bytes).
+   */
+  partnerKeys: string[];
+  /** Whether only `partnerKeys` are written; otherwise any stored key they miss follows them. */
+  onlyListed: boolean;
   /**
    * Matched accounts: before which output column `partnerFields` is written (`prefixes.length`:
    * last); undefined: not at all. Without a column list it comes last; with one, where the
@@ -51,7 +57,8 @@ function templateOf(plan: Plan): RowTemplate {
     const explicit = matched && plan.explicitColumns;
     t = {
       prefixes: keys.map((k) => JSON.stringify(k) + ':'),
-      partnerKeys: explicit ? partnerKeys : undefined,
+      partnerKeys,
+      onlyListed: explicit,
       partnerAt: !matched ? undefined : explicit ? firstPartner : keys.length,
     };
     templates.set(id, t);
@@ -59,9 +66,17 @@ function templateOf(plan: Plan): RowTemplate {
   return t;
 }
 
+/** A row's partnerFields with `keys` first, in their order (keys start with `partner`, never integer-like, so insertion order holds). */
+function inOrder(fields: Record<string, unknown>, keys: readonly string[], onlyListed: boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of keys) if (k in fields) out[k] = fields[k];
+  if (!onlyListed) for (const k in fields) if (!(k in out)) out[k] = fields[k];
+  return out;
+}
+
 /** The JSON array text of the page's rows (`[{...},...]`). */
 export function rowsJson(plan: Plan, rows: ReadonlyArray<readonly unknown[]>): string {
-  const { prefixes, partnerKeys, partnerAt } = templateOf(plan);
+  const { prefixes, partnerKeys, onlyListed, partnerAt } = templateOf(plan);
   const n = prefixes.length;
   let out = '[';
   for (let r = 0; r < rows.length; r++) {
@@ -71,8 +86,7 @@ export function rowsJson(plan: Plan, rows: ReadonlyArray<readonly unknown[]>): s
     for (let i = 0; i <= n; i++) {
       if (i === partnerAt) {
         const fields = (row[n] ?? {}) as Record<string, unknown>;
-        const shared = partnerKeys ? Object.fromEntries(partnerKeys.filter((k) => k in fields).map((k) => [k, fields[k]])) : fields;
-        text += (first ? '' : ',') + '"partnerFields":' + JSON.stringify(shared);
+        text += (first ? '' : ',') + '"partnerFields":' + JSON.stringify(inOrder(fields, partnerKeys, onlyListed));
         first = false;
       }
       if (i === n) break;

@@ -28,7 +28,7 @@ export function rowSchema(report: ReportDefinition): TSchema {
     if (c) properties[alias] = Type.Optional(columnSchema(c));
   }
   if (report.id === 'PARTNER_ORG_MATCHED_ACCOUNTS') {
-    properties.partnerFields = Type.Optional(Type.Object({}, { additionalProperties: true, description: "The partner's shared fields: keys `partner` + field key lower-cased" }));
+    properties.partnerFields = Type.Optional(Type.Object({}, { additionalProperties: true, description: "The partner's shared fields: keys `partner` + field key lower-cased without dots and underscores, in `/columns` order" }));
   }
   return Type.Object(properties, { additionalProperties: true, title: `${report.id} row` });
 }
