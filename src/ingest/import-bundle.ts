@@ -6,8 +6,10 @@
  *      worker thread for large bundles: parse-bundle.ts), and COPY them into temp
  *      staging tables (copy-into.ts);
  *   2. check references, duplicate natural keys and parent cycles in SQL over staging
- *      plus the existing rows, each check one set-based pass (check-references.ts); the
- *      flagged records are checked too, so each run reports all the problems at once;
+ *      plus the existing rows, each check one set-based pass (check-references.ts), and
+ *      stored custom values against the definitions the bundle adds or retypes
+ *      (check-stored-custom.ts); the flagged records are checked too, so each run
+ *      reports all the problems at once;
  *   3. any problem: roll back and report them all as `file:line: field: problem`;
  *      otherwise upsert every file (load.ts), rebuild the report tables
  *      (materialize.ts) and bump the data version, then commit. When no record was
@@ -24,6 +26,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import { ENTITIES, type EntitySpec } from './bundle-spec.js';
 import { checkDuplicates, checkParentCycles, checkReferences, type LineProblem } from './check-references.js';
+import { checkStoredCustomValues } from './check-stored-custom.js';
 import { loadEntity, withoutForeignKeyTriggers, type EntityCount } from './load.js';
 import { ANALYZED_IN_IMPORT, materialize, REPORT_TABLES, reportsAreCurrent, setImportMemory } from './materialize.js';
 import { copyInto, type CopyWriter } from './copy-into.js';
@@ -188,6 +191,7 @@ export async function importBundle(database: Database, dir: string, options: Imp
       });
       lineProblems.push(...(await timed('check references', () => checkReferences(trx, present))));
       if (present.has('accounts')) lineProblems.push(...(await timed('check parent cycles', () => checkParentCycles(trx))));
+      if (present.has('custom_fields')) lineProblems.push(...(await timed('check stored custom values', () => checkStoredCustomValues(trx))));
       for (const p of lineProblems) problems.push({ file: fileOf.get(p.entity)!, line: p.line, field: p.field, problem: p.problem });
       if (problems.length) throw new Rollback();
 
