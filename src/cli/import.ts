@@ -1,7 +1,8 @@
 /**
  * `partner-reports import <bundle-dir>`: all or nothing. A progress bar on a terminal
  * (stderr), then one count line per entity; on any problem, every `file:line: field:
- * problem` line and a non-zero exit, with the database unchanged.
+ * problem` line and a non-zero exit, with the database unchanged. Files of the folder
+ * that are no bundle file are listed once as ignored.
  */
 import { resolve } from 'node:path';
 import cliProgress from 'cli-progress';
@@ -32,6 +33,8 @@ export const importOperation: Operation<{ dir: string; progress: boolean }> = as
     hooks.onPhase = (phase) => bar.update({ phase });
   }
   const result = await importBundle(database, dir, hooks).finally(() => bar?.stop());
+  // Not a problem (a README beside the files is fine), but said once, so a file meant as data is noticed.
+  if (result.ignored.length) out(`ignored (not bundle files): ${result.ignored.join(', ')}\n`);
   if (!result.ok) {
     for (const p of result.problems) err(`${formatProblem(p)}\n`);
     throw new CliFailure(`import failed: ${result.problems.length} problem${result.problems.length === 1 ? '' : 's'}; nothing was changed`);

@@ -1,6 +1,9 @@
 /**
  * `import`: validate a whole dataset bundle, then load it, all in one transaction.
  *
+ *   0. list the folder: a bundle file that cannot be read, or a bundle file's name in
+ *      another format or case, is a problem reported before any record is read; other
+ *      files are ignored and returned in `ignored` (bundleFiles);
  *   1. parse every file (NDJSON or CSV) in dependency order, validating each record and
  *      encoding it as COPY text, flagged when it has a problem (parse-file.ts; in a
  *      worker thread for large bundles: parse-bundle.ts), and COPY them into temp
@@ -20,11 +23,11 @@
  *
  * `onStep` reports each step's duration (the CLI prints them per phase).
  */
-import { existsSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
-import { ENTITIES, type EntitySpec } from './bundle-spec.js';
+import { ENTITIES, ENTITY_BY_NAME, type EntitySpec } from './bundle-spec.js';
 import { checkDuplicates, checkParentCycles, checkReferences, type LineProblem } from './check-references.js';
 import { checkStoredCustomValues } from './check-stored-custom.js';
 import { loadEntity, withoutForeignKeyTriggers, type EntityCount } from './load.js';
@@ -32,6 +35,7 @@ import { ANALYZED_IN_IMPORT, materialize, REPORT_TABLES, reportsAreCurrent, setI
 import { copyInto, type CopyWriter } from './copy-into.js';
 import { stagingColumns } from './copy-format.js';
 import { parseBundle } from './parse-bundle.js';
+import { cannotRead } from './read-records.js';
 import { releaseWal } from './release-wal.js';
 import { preferLz4Compression } from './toast-compression.js';
 import { analyzeStagingTable, createStagingTable, dropStagingTables, stagedRowsTable } from './stage.js';
@@ -46,8 +50,12 @@ export interface ImportProblem {
   problem: string;
 }
 
-/** `rebuilt`: whether the report tables were rebuilt and the data version bumped (false: nothing changed). */
-export type ImportResult = { ok: true; counts: EntityCount[]; dataVersion: number; rebuilt: boolean } | { ok: false; problems: ImportProblem[] };
+/**
+ * `rebuilt`: whether the report tables were rebuilt and the data version bumped (false:
+ * nothing changed). `ignored`: files of the folder that are no bundle file and not named
+ * like one (README.md), for the caller to list.
+ */
+export type ImportResult = { ok: true; counts: EntityCount[]; dataVersion: number; rebuilt: boolean; ignored: string[] } | { ok: false; problems: ImportProblem[]; ignored: string[] };
 
 export interface ImportProgress {
   file: string;
@@ -83,21 +91,74 @@ interface BundleFile {
   bytes: number;
 }
 
-/** Which files the bundle has; both the NDJSON and the CSV form of one entity is a problem. */
-function bundleFiles(dir: string, problems: ImportProblem[]): BundleFile[] {
+/** The names a file of `spec` may have: `accounts.ndjson or accounts.csv`. */
+function fileNames(spec: EntitySpec): string {
+  return spec.csv ? `${spec.name}.ndjson or ${spec.name}.csv` : `${spec.name}.ndjson`;
+}
+
+/**
+ * Why a bundle file cannot be read, checked before anything is read: a directory, a
+ * dangling symlink, a file without read permission. Opening a directory succeeds on
+ * Linux; reading it is what fails, so it is read. Any other kind (a FIFO, a socket) is
+ * refused without opening it, which could wait forever.
+ */
+function unreadable(path: string): string | undefined {
+  try {
+    const stat = statSync(path);
+    if (stat.isFile()) {
+      closeSync(openSync(path, 'r'));
+      return undefined;
+    }
+    if (!stat.isDirectory()) return 'cannot be read (not a regular file)';
+    const fd = openSync(path, 'r');
+    try {
+      readSync(fd, Buffer.alloc(1));
+    } finally {
+      closeSync(fd);
+    }
+    return 'cannot be read (a directory)';
+  } catch (err) {
+    return cannotRead(err);
+  }
+}
+
+/**
+ * Which files the bundle has, from the folder's listing. A bundle file's name in another
+ * format or case (`users.csv`, `accounts.json`, `Orgs.ndjson`) is a problem, not skipped:
+ * the records it holds would silently not be imported. Both the NDJSON and the CSV form
+ * of one entity is a problem. Any other name (README.md, .DS_Store) is `ignored`, listed
+ * for the caller to show.
+ */
+function bundleFiles(dir: string, problems: ImportProblem[], ignored: string[]): BundleFile[] {
+  const forms = new Map<string, { spec: EntitySpec; csv: boolean }>();
+  for (const spec of ENTITIES) {
+    forms.set(`${spec.name}.ndjson`, { spec, csv: false });
+    if (spec.csv) forms.set(`${spec.name}.csv`, { spec, csv: true });
+  }
+  const found = new Map<EntitySpec, BundleFile[]>();
+  const problem = (file: string, text: string) => problems.push({ file, line: 0, field: '-', problem: text });
+  const names = readdirSync(dir).sort();
+  for (const name of names) {
+    const form = forms.get(name);
+    if (form) {
+      const path = join(dir, name);
+      const reason = unreadable(path);
+      if (reason) problem(name, reason);
+      else found.set(form.spec, [...(found.get(form.spec) ?? []), { spec: form.spec, file: name, path, csv: form.csv, bytes: statSync(path).size }]);
+      continue;
+    }
+    const dot = name.lastIndexOf('.');
+    const spec = ENTITY_BY_NAME.get((dot < 0 ? name : name.slice(0, dot)).toLowerCase());
+    if (spec) problem(name, `not a bundle file: ${spec.name} is read from ${fileNames(spec)}`);
+    else ignored.push(name);
+  }
   const files: BundleFile[] = [];
   for (const spec of ENTITIES) {
-    const ndjson = join(dir, `${spec.name}.ndjson`);
-    const csv = join(dir, `${spec.name}.csv`);
-    const hasNdjson = existsSync(ndjson);
-    const hasCsv = spec.csv && existsSync(csv);
-    if (hasNdjson && hasCsv) problems.push({ file: `${spec.name}.csv`, line: 0, field: '-', problem: `${spec.name}.ndjson is present too: give one form of each file` });
-    else if (hasNdjson || hasCsv) {
-      const path = hasNdjson ? ndjson : csv;
-      files.push({ spec, file: `${spec.name}.${hasNdjson ? 'ndjson' : 'csv'}`, path, csv: !hasNdjson, bytes: statSync(path).size });
-    }
+    const both = spec.csv && names.includes(`${spec.name}.ndjson`) && names.includes(`${spec.name}.csv`);
+    if (both) problem(`${spec.name}.csv`, `${spec.name}.ndjson is present too: give one form of each file`);
+    else files.push(...(found.get(spec) ?? []));
   }
-  if (!files.some((f) => f.spec.name === 'orgs') && !problems.length) problems.push({ file: 'orgs.ndjson', line: 0, field: '-', problem: 'missing: every bundle has an orgs.ndjson' });
+  if (!files.some((f) => f.spec.name === 'orgs') && !problems.length) problem('orgs.ndjson', 'missing: every bundle has an orgs.ndjson');
   return files;
 }
 
@@ -120,9 +181,12 @@ const KEY_LABELS: Record<string, string> = {
 
 export async function importBundle(database: Database, dir: string, options: ImportOptions = {}): Promise<ImportResult> {
   const problems: ImportProblem[] = [];
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) return { ok: false, problems: [{ file: dir, line: 0, field: '-', problem: 'not a directory' }] };
-  const files = bundleFiles(dir, problems);
-  if (problems.length) return { ok: false, problems };
+  const ignored: string[] = [];
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) return { ok: false, problems: [{ file: dir, line: 0, field: '-', problem: 'not a directory' }], ignored };
+  // Problems of the files themselves stop the import before any record is read: with a
+  // file left unread, every reference into it would be reported as missing too.
+  const files = bundleFiles(dir, problems, ignored);
+  if (problems.length) return { ok: false, problems: sortProblems(problems), ignored };
   const fileOf = new Map(files.map((f) => [f.spec.name, f.file]));
   const totalBytes = files.reduce((n, f) => n + f.bytes, 0);
   let doneBytes = 0;
@@ -216,12 +280,7 @@ export async function importBundle(database: Database, dir: string, options: Imp
       dataVersion = Number(version.rows[0]?.value ?? 0);
     });
   } catch (err) {
-    if (err instanceof Rollback) {
-      const order = new Map(ENTITIES.map((e, i) => [e.name, i]));
-      const rank = (p: ImportProblem) => order.get(p.file.replace(/\.(ndjson|csv)$/, '')) ?? 99;
-      problems.sort((a, b) => rank(a) - rank(b) || a.line - b.line);
-      return { ok: false, problems };
-    }
+    if (err instanceof Rollback) return { ok: false, problems: sortProblems(problems), ignored };
     throw err;
   }
   // Outside the transaction (VACUUM cannot run in one), after the commit that made the data
@@ -232,7 +291,14 @@ export async function importBundle(database: Database, dir: string, options: Imp
     // Fresh statistics for the planner after a bulk change (ANALYZE is cheap and not transactional state).
     await timed('analyze', () => analyzeAfterImport(database).catch(() => undefined));
   }
-  return { ok: true, counts, dataVersion, rebuilt };
+  return { ok: true, counts, dataVersion, rebuilt, ignored };
+}
+
+/** In the order of the bundle's files (a misnamed file beside the one it is named like), then by line. */
+function sortProblems(problems: ImportProblem[]): ImportProblem[] {
+  const order = new Map(ENTITIES.map((e, i) => [e.name, i]));
+  const rank = (p: ImportProblem) => order.get(p.file.replace(/\.[^.]*$/, '').toLowerCase()) ?? 99;
+  return problems.sort((a, b) => rank(a) - rank(b) || a.line - b.line);
 }
 
 /**

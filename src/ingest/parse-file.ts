@@ -54,7 +54,8 @@ export async function* parseFile(source: ParseSource, customTypes: CustomTypeMap
   const [org, entity, key, type] = ['org', 'entity', 'key', 'type'].map(column) as [number, number, number, number];
   for await (const batch of reader) {
     for (const raw of batch) {
-      chunk.lines = raw.line;
+      // A problem of the whole file (line 0: it cannot be read) leaves the count of lines read.
+      chunk.lines = Math.max(chunk.lines, raw.line);
       if ('error' in raw) {
         chunk.problems.push({ line: raw.line, field: '-', problem: raw.error });
         continue;

@@ -5,12 +5,17 @@
  * nested objects flattened as `owner.email` / `custom.<key>`, empty cells absent).
  * Nothing is held beyond the current chunk, so a file of any size reads in constant
  * memory. A leading byte order mark is skipped in both forms (editors on Windows write one).
+ *
+ * A file that cannot be read (a directory, a file gone or unreadable) is a problem of the
+ * file on line 0, never a thrown or unhandled stream error: the import reports it with
+ * its other problems, and a server running the import stays up (control-server.ts).
  */
 import { createReadStream } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { parse } from 'csv-parse';
 import { LineCounter, lineBreaks } from './line-counter.js';
 
+/** A record, or a line that is no record; `line` 0 is the whole file. */
 export type RawRecord = { line: number; record: Record<string, unknown>; fromCsv: boolean } | { line: number; error: string };
 
 const READ_BYTES = 1024 * 1024;
@@ -19,6 +24,12 @@ const READ_BYTES = 1024 * 1024;
 const LINE_BREAK = /\r\n|\n|\r/;
 
 const BOM = 0xfeff;
+
+/** `cannot be read (EISDIR: illegal operation on a directory)`: the system's reason, without the call and path. */
+export function cannotRead(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return `cannot be read (${message.replace(/, \w+(?: '[^']*')?$/, '')})`;
+}
 
 export async function* readNdjson(path: string, onBytes?: (n: number) => void): AsyncGenerator<RawRecord[]> {
   const decoder = new StringDecoder('utf8');
@@ -43,10 +54,15 @@ export async function* readNdjson(path: string, onBytes?: (n: number) => void): 
     }
     return batch;
   };
-  for await (const chunk of createReadStream(path, { highWaterMark: READ_BYTES }) as AsyncIterable<Buffer>) {
-    onBytes?.(chunk.length);
-    const batch = parseLines(rest + decoder.write(chunk), false);
-    if (batch.length) yield batch;
+  try {
+    for await (const chunk of createReadStream(path, { highWaterMark: READ_BYTES }) as AsyncIterable<Buffer>) {
+      onBytes?.(chunk.length);
+      const batch = parseLines(rest + decoder.write(chunk), false);
+      if (batch.length) yield batch;
+    }
+  } catch (err) {
+    yield [{ line: 0, error: cannotRead(err) }];
+    return;
   }
   const tail = rest + decoder.end();
   if (tail !== '') {
@@ -69,6 +85,12 @@ function parseLine(text: string, line: number): RawRecord | undefined {
 
 export async function* readCsv(path: string, onBytes?: (n: number) => void): AsyncGenerator<RawRecord[]> {
   const stream = createReadStream(path);
+  // pipe() does not forward a read error to the parser: unhandled, it ended the process.
+  let readError: unknown;
+  stream.on('error', (err) => {
+    readError = err;
+    parser.destroy(err);
+  });
   const lines = new LineCounter();
   // Registered before pipe() adds its own listener, so each chunk is counted before the parser sees it.
   stream.on('data', (chunk) => {
@@ -105,7 +127,8 @@ export async function* readCsv(path: string, onBytes?: (n: number) => void): Asy
       yield [record];
     }
   } catch (err) {
-    skipped.push({ line: errorLine(err as CsvParseError, lines), error: csvProblem(err as CsvParseError) });
+    if (readError !== undefined) skipped.push({ line: 0, error: cannotRead(readError) });
+    else skipped.push({ line: errorLine(err as CsvParseError, lines), error: csvProblem(err as CsvParseError) });
   }
   if (skipped.length) yield skipped.splice(0);
 }

@@ -6,7 +6,7 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { engines } from '../helpers/engines.js';
@@ -61,6 +61,14 @@ for (const engine of engines) {
         assert.equal(failed.status, 1);
         assert.match(failed.stderr, new RegExp(`users\\.ndjson:${BUNDLE.users!.length + 1}: name: missing required field`));
         assert.match(failed.stderr, /nothing was changed/);
+        // A bundle file that cannot be read is a problem like any other, not a crash.
+        const unreadable = writeSmallBundle(tmp('pr-cli-unreadable-'));
+        mkdirSync(join(unreadable, 'accounts.csv'));
+        rmSync(join(unreadable, 'accounts.ndjson'));
+        const refused = cli(env, 'import', unreadable);
+        assert.equal(refused.status, 1, refused.stderr);
+        assert.match(refused.stderr, /^accounts\.csv:0: -: cannot be read \(EISDIR: illegal operation on a directory\)$/m);
+        assert.doesNotMatch(refused.stderr, /Unhandled|    at /);
 
         const imported = cli(env, 'import', writeSmallBundle(tmp('pr-cli-good-')));
         assert.equal(imported.status, 0, imported.stderr);
@@ -162,9 +170,19 @@ test('beside a server holding the embedded database, the commands run inside it 
     const bad = await run('import', writeSmallBundle(tmp('pr-cli-held-bad-'), { users: [...BUNDLE.users!, { org: ORG.ACME, email: 'x@acme.test' }] }));
     assert.equal(bad.status, 1);
     assert.match(bad.stderr, /users\.ndjson:\d+: name: missing required field/);
-    const again = await run('import', writeSmallBundle(tmp('pr-cli-held-again-')));
+    // An unreadable bundle file (read by the server, which forwards the import) is the command's problem; the server stays up.
+    const unreadable = writeSmallBundle(tmp('pr-cli-held-unreadable-'));
+    mkdirSync(join(unreadable, 'accounts.csv'));
+    rmSync(join(unreadable, 'accounts.ndjson'));
+    const refused = await run('import', unreadable);
+    assert.equal(refused.status, 1, refused.stderr);
+    assert.match(refused.stderr, /^accounts\.csv:0: -: cannot be read \(EISDIR: illegal operation on a directory\)$/m);
+    const againDir = writeSmallBundle(tmp('pr-cli-held-again-'));
+    writeFileSync(join(againDir, 'README.md'), 'about this bundle\n');
+    const again = await run('import', againDir);
     assert.equal(again.status, 0, again.stderr);
     assert.match(again.stdout, /data version 1 \(nothing changed: the report tables were kept\)/);
+    assert.match(again.stdout, /^ignored \(not bundle files\): README\.md$/m);
     const renamed = BUNDLE.accounts!.map((a) => ((a as { crmAccountId: string }).crmAccountId === 'A1' ? { ...a, name: 'Renamed beside the server' } : a));
     const changed = await run('import', writeSmallBundle(tmp('pr-cli-held-changed-'), { accounts: renamed }));
     assert.equal(changed.status, 0, changed.stderr);
