@@ -11,7 +11,7 @@
 import type { EntitySpec } from './bundle-spec.js';
 import { copyLine } from './copy-format.js';
 import { readCsv, readNdjson, type RawRecord } from './read-records.js';
-import { validateRecord, type CustomType } from './validate-record.js';
+import { isKnownColumn, validateRecord, type CustomType } from './validate-record.js';
 
 export interface ParseSource {
   spec: EntitySpec;
@@ -47,7 +47,7 @@ export async function* parseFile(source: ParseSource, customTypes: CustomTypeMap
   const onBytes = (n: number) => {
     bytes += n;
   };
-  const reader: AsyncGenerator<RawRecord[]> = source.csv ? readCsv(source.path, onBytes) : readNdjson(source.path, onBytes);
+  const reader: AsyncGenerator<RawRecord[]> = source.csv ? readCsv(source.path, onBytes, (name) => isKnownColumn(spec, name)) : readNdjson(source.path, onBytes);
   const lookup = (org: string, entity: string) => customTypes.get(`${org}|${entity}`);
   let chunk: ParsedChunk = { text: '', rows: 0, problems: [], lines: 0, bytes: 0 };
   const column = (name: string) => spec.fields.findIndex((f) => f.column === name);
@@ -57,7 +57,7 @@ export async function* parseFile(source: ParseSource, customTypes: CustomTypeMap
       // A problem of the whole file (line 0: it cannot be read) leaves the count of lines read.
       chunk.lines = Math.max(chunk.lines, raw.line);
       if ('error' in raw) {
-        chunk.problems.push({ line: raw.line, field: '-', problem: raw.error });
+        chunk.problems.push({ line: raw.line, field: raw.field ?? '-', problem: raw.error });
         continue;
       }
       const { row, problems } = validateRecord(spec, raw.record, raw.fromCsv, lookup);

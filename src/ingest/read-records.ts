@@ -12,11 +12,11 @@
  */
 import { createReadStream } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
-import { parse } from 'csv-parse';
+import { parse, type Parser } from 'csv-parse';
 import { LineCounter, lineBreaks } from './line-counter.js';
 
-/** A record, or a line that is no record; `line` 0 is the whole file. */
-export type RawRecord = { line: number; record: Record<string, unknown>; fromCsv: boolean } | { line: number; error: string };
+/** A record, or a line (or header cell, `field`) that is no record; `line` 0 is the whole file. */
+export type RawRecord = { line: number; record: Record<string, unknown>; fromCsv: boolean } | { line: number; error: string; field?: string };
 
 const READ_BYTES = 1024 * 1024;
 
@@ -83,7 +83,13 @@ function parseLine(text: string, line: number): RawRecord | undefined {
   return { line, record: value as Record<string, unknown>, fromCsv: false };
 }
 
-export async function* readCsv(path: string, onBytes?: (n: number) => void): AsyncGenerator<RawRecord[]> {
+/**
+ * `knownColumn` says which header names are fields of the file: the others, and a name
+ * repeated, are reported once on the header's line and their cells left out (csv-parse
+ * would keep the last of repeated cells, and an unknown column was reported only on the
+ * rows where its cell is not empty). An empty name is left to the rows, as before.
+ */
+export async function* readCsv(path: string, onBytes?: (n: number) => void, knownColumn?: (name: string) => boolean): AsyncGenerator<RawRecord[]> {
   const stream = createReadStream(path);
   // pipe() does not forward a read error to the parser: unhandled, it ended the process.
   let readError: unknown;
@@ -111,9 +117,21 @@ export async function* readCsv(path: string, onBytes?: (n: number) => void): Asy
   // on_record and 'skip' run as the parser reaches each record, in file order, as the
   // line counter needs (the records are read from the stream later). on_record's context
   // is the parser's whole `info`, byte offset included (the typings name fewer fields).
-  const parser = stream.pipe(
+  const header = (names: string[]): Array<string | false> => {
+    const line = firstLine(names, parser.info.bytes, lines);
+    const seen = new Set<string>();
+    return names.map((name) => {
+      if (name === '') return name;
+      const problem = seen.has(name) ? 'repeated column' : knownColumn && !knownColumn(name) ? 'unknown field' : undefined;
+      seen.add(name);
+      if (!problem) return name;
+      skipped.push({ line, field: name, error: problem });
+      return false;
+    });
+  };
+  const parser: Parser = stream.pipe(
     parse({
-      columns: true,
+      columns: header,
       skip_empty_lines: true,
       bom: true,
       skip_records_with_error: true,

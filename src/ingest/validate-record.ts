@@ -200,6 +200,21 @@ function compile(spec: EntitySpec): CompiledSpec {
   return compiled;
 }
 
+/**
+ * Whether a CSV header name is a field of the file: a top-level field, a member of a
+ * nested object (`owner.email`) or `custom.<key>`. A bare object name (`owner`) counts as
+ * known here: its cells are refused per row (`must be an object`), as in NDJSON.
+ */
+export function isKnownColumn(spec: EntitySpec, name: string): boolean {
+  const { slots } = compile(spec);
+  const dot = name.indexOf('.');
+  if (dot < 0) return slots.has(name);
+  const slot = slots.get(name.slice(0, dot));
+  if (!slot) return false;
+  if (slot.kind === 'object') return slot.members.has(name.slice(dot + 1));
+  return slot.compiled.field.type === 'custom' && dot < name.length - 1;
+}
+
 /** A record's staging values by field position, and its problems (none: the record is valid). */
 export interface ValidatedRecord {
   row: unknown[];

@@ -2,7 +2,8 @@
  * The files of a bundle folder (import-bundle.ts bundleFiles, read-records.ts): a bundle
  * file that cannot be read is a problem of the file, never a thrown or unhandled stream
  * error (on this thread and in the parsing worker); a bundle file's name in another
- * format or case is a problem; any other file is ignored and listed.
+ * format or case is a problem; any other file is ignored and listed; a CSV header's
+ * unknown and repeated columns are reported once, on its line.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,7 +15,7 @@ import { engines, type TestDatabase } from '../helpers/engines.js';
 import { formatProblem, importBundle } from '../../src/ingest/import-bundle.js';
 import { parseBundle } from '../../src/ingest/parse-bundle.js';
 import { readCsv, readNdjson, type RawRecord } from '../../src/ingest/read-records.js';
-import { writeSmallBundle } from '../fixtures/small-bundle.js';
+import { BUNDLE, ORG, writeSmallBundle } from '../fixtures/small-bundle.js';
 
 const dirs: string[] = [];
 const folder = () => {
@@ -102,6 +103,25 @@ for (const engine of engines) {
       const result = await importBundle(db, clean);
       assert.ok(result.ok, result.ok ? '' : result.problems.map(formatProblem).join('\n'));
       assert.deepEqual(result.ignored, ['.DS_Store', 'README.md', 'manifest.json', 'notes']);
+    });
+
+    test("a CSV header's unknown and repeated columns are reported once, on its line, with the other problems", async () => {
+      const dir = folder();
+      writeFileSync(join(dir, 'orgs.ndjson'), `${JSON.stringify(BUNDLE.orgs![0])}\n`);
+      writeFileSync(
+        join(dir, 'accounts.csv'),
+        ['org,crmAccountId,name,nmae,owner.emial,name,custom.tier', `${ORG.ACME},H1,One,typo,a@b.test,Again,Gold`, `${ORG.ACME},H2,,,,,`, `${ORG.ACME},H3,Three,typo,,,`].join('\n') + '\n',
+      );
+      assert.deepEqual(await problems(dir), [
+        'accounts.csv:1: nmae: unknown field',
+        'accounts.csv:1: owner.emial: unknown field',
+        'accounts.csv:1: name: repeated column',
+        'accounts.csv:3: name: missing required field',
+      ]);
+      // Without them the same rows import (the first of the cells named twice was the one kept).
+      writeFileSync(join(dir, 'accounts.csv'), ['org,crmAccountId,name,owner.email,custom.tier', `${ORG.ACME},H1,One,a@b.test,Gold`].join('\n') + '\n');
+      const result = await importBundle(db, dir);
+      assert.ok(result.ok, result.ok ? '' : result.problems.map(formatProblem).join('\n'));
     });
   });
 }
