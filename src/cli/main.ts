@@ -27,7 +27,7 @@ Environment:
   DATABASE_URL            PostgreSQL server (postgres://...); default: embedded PGlite in DATA_DIR
   DATA_DIR                embedded database folder (default ./data)
   PORT, HOST              listen address for serve/start (default 8080, 127.0.0.1)
-  REDIS_URL               shared rate-limit counters and caches (default: in memory)
+  REDIS_URL               rate-limit and sign-in counters shared by every instance (default: in memory)
   JWT_SECRET              HS256 secret for bearer tokens
   JWT_JWKS_URL            JWKS URL or file for bearer tokens
   JWT_ISSUER, JWT_AUDIENCE  checked in bearer tokens when set

@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { redisRateLimiter } from '../../src/server/access/rate-limit-redis.js';
+import { SIGN_IN_ATTEMPTS_PER_MINUTE, signInLimiter } from '../../src/server/routes/auth.js';
 
 const REDIS_URL = process.env.REDIS_URL;
 const skip = REDIS_URL ? false : 'REDIS_URL is not set';
@@ -79,19 +80,15 @@ test('Redis stopped mid-run: per-instance limits, then back to Redis when it ret
     });
     changes.length = 0;
     stop();
-    await until(async () => {
-      await limiter.check('k');
-      return limiter.store() !== 'redis';
-    });
+    // Without any request meanwhile (an idle instance's /readyz): the connection says so.
+    await until(() => limiter.store() !== 'redis');
     assert.equal(limiter.store(), 'memory (redis unavailable)');
     const during = await limiter.check('k2');
     assert.equal(during.allowed, true, 'requests are still served, limited per instance');
     start();
-    await until(async () => {
-      await limiter.check('k3');
-      return limiter.store() === 'redis';
-    }, 10_000);
+    await until(() => limiter.store() === 'redis', 10_000);
     assert.deepEqual(changes, ['memory (redis unavailable)', 'redis']);
+    assert.equal((await limiter.check('k3')).allowed, true);
   } finally {
     await limiter.close();
     try {
@@ -99,5 +96,21 @@ test('Redis stopped mid-run: per-instance limits, then back to Redis when it ret
     } catch {
       /* already stopped */
     }
+  }
+});
+
+test('sign-in attempts are limited across instances when Redis is shared', { skip }, async () => {
+  const prefix = `pr:test:${randomBytes(4).toString('hex')}:signin:`;
+  const [a, b] = [0, 1].map(() => signInLimiter({ redisUrl: REDIS_URL }, Date.now, undefined, prefix));
+  try {
+    // Connected, so that no attempt below falls back to a per-instance limit.
+    const shared = (l: unknown) => (l as { store(): string }).store() === 'redis';
+    await until(() => shared(a) && shared(b));
+    const decisions = [];
+    for (let i = 0; i < SIGN_IN_ATTEMPTS_PER_MINUTE + 2; i++) decisions.push(await (i % 2 ? a! : b!).check('email:someone@example.test'));
+    assert.deepEqual(decisions.map((d) => d.allowed), [...Array(SIGN_IN_ATTEMPTS_PER_MINUTE).fill(true), false, false]);
+  } finally {
+    await a!.close();
+    await b!.close();
   }
 });

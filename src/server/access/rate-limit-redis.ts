@@ -5,6 +5,9 @@
  *
  * If Redis becomes unreachable the service keeps serving with per-instance in-memory
  * limits (logged once, shown in /readyz) and returns to Redis as soon as it answers.
+ * The state follows the connection itself (ioredis' `ready` and `close` events) as well
+ * as each command's outcome, so /readyz tells the truth on an instance that serves no
+ * request meanwhile, and a Redis that stalls without closing is noticed by its commands.
  */
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
@@ -63,8 +66,13 @@ export function redisRateLimiter(options: RedisLimiterOptions): SharedRateLimite
     options.onStoreChange?.(value ? 'memory (redis unavailable)' : 'redis');
   };
 
+  let closing = false;
+  redis.on('ready', () => setDegraded(false));
+  // Not when this limiter closes the connection itself (a shutdown is no outage).
+  redis.on('close', () => closing || setDegraded(true));
+
   return {
-    store: () => (degraded ? 'memory (redis unavailable)' : 'redis'),
+    store: () => (degraded || redis.status !== 'ready' ? 'memory (redis unavailable)' : 'redis'),
     async check(identity): Promise<RateDecision> {
       if (redis.status === 'ready') {
         const now = options.clock();
@@ -81,6 +89,7 @@ export function redisRateLimiter(options: RedisLimiterOptions): SharedRateLimite
       return fallback.check(identity);
     },
     async close() {
+      closing = true;
       await fallback.close();
       redis.disconnect();
     },

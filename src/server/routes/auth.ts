@@ -9,7 +9,8 @@ import { SignJWT } from 'jose';
 import type { Config } from '../../config.js';
 import type { Database } from '../../db/database.js';
 import { UNKNOWN_USER_HASH, verifyPassword } from '../access/passwords.js';
-import { memoryRateLimiter } from '../access/rate-limit.js';
+import { memoryRateLimiter, type RateLimiter } from '../access/rate-limit.js';
+import { redisRateLimiter } from '../access/rate-limit-redis.js';
 import { badRequest, tooManyRequests, unauthorized, unavailable } from '../errors.js';
 import { ProblemSchema } from './schemas.js';
 
@@ -19,7 +20,7 @@ export const SIGN_IN_ATTEMPTS_PER_MINUTE = 10;
 
 export function registerAuthRoutes(app: FastifyInstance, deps: { database: Database; config: Config; clock: () => number }): void {
   const { db } = deps.database;
-  const attempts = memoryRateLimiter(SIGN_IN_ATTEMPTS_PER_MINUTE, deps.clock);
+  const attempts = signInLimiter(deps.config, deps.clock, (store) => (store === 'redis' ? app.log.info('sign-in limit: Redis is back') : app.log.warn('sign-in limit: Redis unavailable; per-instance limits until it is back')));
   app.addHook('onClose', async () => attempts.close());
 
   app.post('/v1/auth/token', {
@@ -58,4 +59,14 @@ export function registerAuthRoutes(app: FastifyInstance, deps: { database: Datab
       return { access_token: await jwt.sign(new TextEncoder().encode(deps.config.jwtSecret)), token_type: 'Bearer' as const, expires_in: TOKEN_LIFETIME_SECONDS };
     },
   });
+}
+
+/**
+ * The sign-in attempts' limiter: in Redis when REDIS_URL is set, shared by every
+ * instance as the request limit is (otherwise N instances allowed N times the attempts
+ * against one password), else per process. Its own keys (`prefix`; tests give theirs).
+ */
+export function signInLimiter(config: Pick<Config, 'redisUrl'>, clock: () => number, onStoreChange?: (store: string) => void, prefix = 'pr:signin:'): RateLimiter {
+  if (!config.redisUrl) return memoryRateLimiter(SIGN_IN_ATTEMPTS_PER_MINUTE, clock);
+  return redisRateLimiter({ url: config.redisUrl, limit: SIGN_IN_ATTEMPTS_PER_MINUTE, clock, prefix, ...(onStoreChange ? { onStoreChange } : {}) });
 }
