@@ -1,7 +1,7 @@
 /** API keys, bearer tokens, key administration and request hardening over HTTP. */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT, exportJWK, generateKeyPair } from 'jose';
@@ -83,6 +83,7 @@ for (const engine of engines) {
         assert.equal((await g.app.inject({ method: 'GET', url: URL, headers: { authorization: `Bearer ${hs}` } })).statusCode, 401);
       } finally {
         await g.close();
+        rmSync(dir, { recursive: true, force: true });
       }
     });
 
