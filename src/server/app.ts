@@ -204,13 +204,8 @@ async function withNulProblems(fields: string[], request: FastifyRequest): Promi
     const schema = toApiError({ validation: validate.errors ?? [], validationContext: 'body' }, request.body).errors ?? [];
     errors.push(...schema.filter((e) => !tops.has(topField(e.field))));
   }
-  const query = (request.query ?? {}) as Record<string, unknown>;
-  (request as { query: unknown }).query = Object.fromEntries(Object.entries(query).filter(([k]) => !tops.has(k)));
-  try {
-    return await withOtherProblems(validationError(errors), { validationContext: 'body' }, request);
-  } finally {
-    (request as { query: unknown }).query = query;
-  }
+  const query = Object.fromEntries(Object.entries((request.query ?? {}) as Record<string, unknown>).filter(([k]) => !tops.has(k)));
+  return withOtherProblems(validationError(errors), { validationContext: 'body' }, request, query);
 }
 
 /** The top-level field a problem is about: `filters.city` and `columns[1]` -> filters, columns. */
@@ -223,23 +218,22 @@ const topField = (field: string): string => field.split(/[.[]/, 1)[0]!;
  * problems too), and what it finds about the other fields is listed with the schema's.
  * A route without a planner lists its query problems (page, size, sort, filterField).
  */
-async function withOtherProblems(api: ApiError, error: unknown, request: FastifyRequest): Promise<ApiError> {
+async function withOtherProblems(api: ApiError, error: unknown, request: FastifyRequest, query = (request.query ?? {}) as Record<string, unknown>): Promise<ApiError> {
   const context = (error as { validationContext?: string }).validationContext;
   if (context !== 'body' || !api.errors) return api;
   const { planProblems, queryProblems } = request.routeOptions.config ?? {};
   const body = request.body;
   let more: FieldError[] = [];
   if (planProblems && body !== null && typeof body === 'object' && !Array.isArray(body)) {
-    const top = topField;
-    const refused = new Set(api.errors.map((e) => top(e.field)));
+    const refused = new Set(api.errors.map((e) => topField(e.field)));
     const rest = Object.fromEntries(Object.entries(body as Record<string, unknown>).filter(([k]) => !refused.has(k)));
     try {
-      more = (await planProblems(request, rest)).filter((e) => !refused.has(top(e.field)));
+      more = (await planProblems(request, { body: rest, query })).filter((e) => !refused.has(topField(e.field)));
     } catch (err) {
       // The planner could not run (the database is down, say): the schema's problems stand alone.
       request.log.warn({ err }, 'the planner could not list the other problems of a refused body');
     }
-  } else if (queryProblems) more = queryProblems((request.query ?? {}) as Record<string, unknown>);
+  } else if (queryProblems) more = queryProblems(query);
   const seen = new Set(api.errors.map((e) => `${e.field}\n${e.message}`));
   const added = more.filter((e) => !seen.has(`${e.field}\n${e.message}`));
   return added.length ? validationError([...api.errors, ...added]) : api;

@@ -58,9 +58,9 @@ export function registerChannelEcosystemRoutes(app: FastifyInstance, deps: { rep
   const run = <T>(request: Req, reply: FastifyReply, op: (c: ReportCall) => Promise<T>) => runReport(request, reply, reports, channelCall(request), op, { etag: true, now: deps.clock, ...(deps.answers ? { answers: deps.answers } : {}) });
   // The body decides the report: a request whose channelReportType the schema refused has
   // none to plan, and channelCall's own problems (the type, matchingType) stand for it.
-  const problemsOf = (operation: Operation) => async (request: FastifyRequest, body: Record<string, unknown>) => {
+  const problemsOf = (operation: Operation) => async (request: FastifyRequest, parts: { body: Record<string, unknown>; query: Record<string, unknown> }) => {
     try {
-      return await reports.problems(operation, channelCall({ ...request, caller: request.caller, query: request.query, body } as Req));
+      return await reports.problems(operation, channelCall({ ...request, caller: request.caller, ...parts } as Req));
     } catch (err) {
       if (err instanceof ApiError && err.errors) return err.errors;
       throw err;

@@ -81,8 +81,8 @@ export function registerReportAnalyticsRoutes(app: FastifyInstance, deps: { repo
   const { reports } = deps;
   const run = <T>(request: Req, reply: FastifyReply, report: ReportDefinition, op: (c: ReportCall) => Promise<T>, etag = true) =>
     runReport(request, reply, reports, call(report, request), op, { etag, now: deps.clock, ...(deps.answers ? { answers: deps.answers } : {}) });
-  const problemsOf = (report: ReportDefinition, operation: Operation) => (request: FastifyRequest, body: Record<string, unknown>) =>
-    reports.problems(operation, { ...call(report, request as Req), body });
+  const problemsOf = (report: ReportDefinition, operation: Operation) => (request: FastifyRequest, parts: { body: Record<string, unknown>; query: Record<string, unknown> }) =>
+    reports.problems(operation, { ...call(report, request as Req), ...parts });
   registerReportTiming(app);
   for (const report of ANALYTICS_REPORTS) {
     const url = `${BASE}/${report.id}`;

@@ -23,11 +23,11 @@ declare module 'fastify' {
      */
     queryProblems?: (query: Record<string, unknown>) => FieldError[];
     /**
-     * The planner's problems with the request, its body replaced by `body` (the fields the
-     * JSON schema accepted), the query's problems included: listed with the schema's when
-     * it refuses the body, so one answer names every bad field (app.ts error handler).
+     * The planner's problems with the request, its body and query replaced by `parts` (the
+     * fields the JSON schema or the NUL check left), the query's problems included: listed
+     * with theirs, so one answer names every bad field (app.ts).
      */
-    planProblems?: (request: FastifyRequest, body: Record<string, unknown>) => Promise<FieldError[]>;
+    planProblems?: (request: FastifyRequest, parts: { body: Record<string, unknown>; query: Record<string, unknown> }) => Promise<FieldError[]>;
   }
 }
 
