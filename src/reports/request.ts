@@ -97,7 +97,8 @@ export function filterValuesQuery(query: Record<string, unknown>): { paging: Pag
   const { paging, errors } = pageQuery(query);
   const field = query.filterField;
   const named = typeof field === 'string' && field !== '';
-  if (!named) errors.push({ field: 'filterField', message: 'is required: the column to list values of' });
+  if (Array.isArray(field)) errors.push({ field: 'filterField', message: 'must be given once: the column to list values of' });
+  else if (!named) errors.push({ field: 'filterField', message: 'is required: the column to list values of' });
   const filterSearch = query.filterSearch;
   if (filterSearch !== undefined && typeof filterSearch !== 'string') errors.push({ field: 'filterSearch', message: 'must be given once, as a string' });
   return { paging, errors, ...(named ? { field } : {}), ...(typeof filterSearch === 'string' ? { filterSearch } : {}) };

@@ -90,6 +90,7 @@ for (const engine of engines) {
     test('a valid request: its tag and * are 304 with the tag; a tag this process issued costs no plan', async () => {
       const url = `${GVA}/records?size=2`;
       const first = await post(url, {});
+      const started = performance.now();
       assert.equal(first.statusCode, 200);
       const etag = String(first.headers.etag);
       assert.match(etag, /^W\/"\d+-[\w-]+"$/);
@@ -104,6 +105,12 @@ for (const engine of engines) {
       assert.equal(star.statusCode, 304, star.body);
       assert.equal(star.headers.etag, etag);
       assert.match(String(star.headers['server-timing']), /^plan;dur=0\.00,/, '* on a request answered before plans nothing');
+      // A 304 renders nothing, and its database time is the handler's, not the process's age.
+      for (const res of [again, star]) {
+        const [, db, render] = String(res.headers['server-timing']).match(/db;dur=([\d.]+), render;dur=([\d.]+)$/)!;
+        assert.equal(render, '0.00', 'a 304 renders nothing');
+        assert.ok(Number(db) < performance.now() - started, `db;dur=${db} is the handler's time`);
+      }
 
       // Weak comparison (RFC 9110 8.8.3.2): the same tag without W/ matches too; another does not.
       assert.equal((await post(url, {}, etag.slice(2))).statusCode, 304);

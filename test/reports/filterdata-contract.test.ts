@@ -132,6 +132,18 @@ for (const engine of engines) {
       assert.deepEqual(fields(await f.problem(`${GVA}/records`, malformed)), ['search'], 'a valid query adds nothing');
     });
 
+    test('a parameter given twice is named with every other problem, whatever the body', async () => {
+      const body = { filters: { nope: 'x' } };
+      const records = await f.problem(`${GVA}/records?sort=a,asc&sort=b,asc&page=1&page=2&size=abc`, body);
+      assert.deepEqual(fields(records), ['filters.nope', 'page', 'size', 'sort', 'sort']);
+      assert.match(records.errors!.find((e) => e.field === 'page')!.message, /given more than once/);
+      const values = await f.problem(`${GVA}/filterdata?filterField=a&filterField=b&filterSearch=x&filterSearch=y&size=abc`, body);
+      assert.deepEqual(fields(values), ['filterField', 'filterSearch', 'filters.nope', 'size']);
+      assert.match(values.errors!.find((e) => e.field === 'filterField')!.message, /must be given once/);
+      const channel = await f.problem('/v1/channelecosystem/records?size=1&size=2&page=x', { channelReportType: 'PARTNER_ORG_CONNECTED_PARTNER_ORGS', filters: { nope: 'x' } });
+      assert.deepEqual(fields(channel), ['filters.nope', 'page', 'size']);
+    });
+
     test('a body the JSON schema refuses still gets the planner\'s problems with the other fields (contract section 1)', async () => {
       // The planner runs on the fields the schema accepted; what it finds is listed with the schema's problems.
       const events = await f.problem(`${R}/ATTRIBUTION_EVENTS/records`, { context: { partnerPublicIds: [], eventTypeCodes: [] }, filters: { x: 'y' }, search: 5 });

@@ -64,9 +64,13 @@ export function registerReportTiming(app: FastifyInstance): void {
   app.addHook('onSend', async (request, reply, payload) => {
     const t = request.reportTiming;
     if (t) {
-      const total = t.handlerEnd - t.started;
+      // A 304 is sent from inside the handler, before its `finally` marks the end: the
+      // handler's time so far is then the whole, and nothing was rendered.
+      const now = performance.now();
+      const end = t.handlerEnd || now;
+      const total = end - t.started;
       const db = Math.max(0, total - t.plan);
-      const render = Math.max(0, performance.now() - t.handlerEnd);
+      const render = Math.max(0, now - end);
       reply.header('server-timing', `plan;dur=${t.plan.toFixed(2)}, db;dur=${db.toFixed(2)}, render;dur=${render.toFixed(2)}`);
     }
     return payload;
