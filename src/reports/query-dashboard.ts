@@ -71,14 +71,15 @@ export function dashboardQueries(plan: Plan): DashboardQueries {
     }
     case 'GLOBAL_VERTICAL_OPPORTUNITIES':
       // One pass, as for the accounts above: one group per opportunity (its rows, its amount
-      // once, won / closed if any row says so), per account, per partner, and per
+      // once, won / closed if any row says so; won counts only when closed too, as
+      // `opp_pt_status` says WON only then), per account, per partner, and per
       // (partner, opportunity) for the breakdown. The rows used to be read five times.
       return {
         combined: sql`with g as (
             select case when grouping(m.crm_opportunity_id) = 0 and grouping(m.partner_org_public_id) = 1 then 'opportunity'
                 when grouping(m.crm_account_id) = 0 then 'account' when grouping(m.partner_org_id) = 0 then 'partner' else 'pair' end as kind,
               m.crm_opportunity_id, m.crm_account_id, m.partner_org_id, m.partner_org_public_id, m.partner_org_name, count(*) as n,
-              max(m.amount) as amount, bool_or(m.is_won) as won, bool_or(coalesce(m.is_closed, false)) as closed
+              max(m.amount) as amount, bool_or(m.is_won and m.is_closed) as won, bool_or(coalesce(m.is_closed, false)) as closed
             from ${f}
             group by grouping sets ((m.crm_opportunity_id), (m.crm_account_id), (m.partner_org_id), (m.partner_org_public_id, m.partner_org_name, m.crm_opportunity_id)))
           select
@@ -106,7 +107,7 @@ export function dashboardQueries(plan: Plan): DashboardQueries {
           from ${f} group by 1 order by events desc, 1`,
       };
     case 'PIPELINE_ATTRIBUTION_DETAIL': {
-      const perOpp = sql`(select m2.opp_crm_opportunity_id, max(m2.opp_amount) as amount, bool_or(m2.opp_is_won) as won from ${filteredRelationAs(plan, 'm2')} group by 1) o`;
+      const perOpp = sql`(select m2.opp_crm_opportunity_id, max(m2.opp_amount) as amount, bool_or(m2.opp_pt_status = 'WON') as won from ${filteredRelationAs(plan, 'm2')} group by 1) o`;
       return {
         totals: sql`select count(distinct m.opp_crm_opportunity_id) as new_opportunities, count(*) as events,
             count(distinct m.partner_org_id) as partners, avg(m.number_days_to_new_opp)::double precision as average_days_to_new_opp,
@@ -126,7 +127,7 @@ export function dashboardQueries(plan: Plan): DashboardQueries {
             and l.opp_rid in (select m2.rid from ${filteredRelationAs(plan, 'm2')})) k`;
       return {
         totals: sql`select count(*) as new_opportunities, coalesce(sum(m.opp_amount::numeric), 0)::float8 as pipeline,
-            coalesce(sum(m.opp_amount::numeric) filter (where m.opp_is_won), 0)::float8 as won_amount,
+            coalesce(sum(m.opp_amount::numeric) filter (where m.opp_pt_status = 'WON'), 0)::float8 as won_amount,
             coalesce(sum(m.total_attribution_events), 0) as events,
             (select avg(k.number_days_to_new_opp)::double precision from ${links}) as average_days_to_new_opp,
             (select count(distinct k.partner_org_id) from ${links}) as partners

@@ -2,7 +2,8 @@
  * Dashboard figures that are easy to get subtly wrong, on the stored (import-time), the
  * computed and the plain paths alike: an account matched to one partner through two of
  * the partner's accounts counts once in that partner's pipeline; decimal amounts add up
- * as decimals (0.1 + 0.2 is 0.3); every report's figures come in the documented key order
+ * as decimals (0.1 + 0.2 is 0.3); an opportunity won but not closed is OPEN and adds no
+ * won amount; every report's figures come in the documented key order
  * (docs/api.md "Dashboard"), whichever path computed them.
  */
 import { after, before, describe, test } from 'node:test';
@@ -19,7 +20,8 @@ const CONTEXT = { partnerPublicIds: [ORG.ALPHA, ORG.BETA, ORG.GAMMA], eventTypeC
 const AMOUNTS: Record<string, number> = { A1: 0.1, A2: 0.2, A3: 0.4, O1: 0.1, O2: 0.2, O3: 0.4 };
 const bundle = {
   accounts: BUNDLE.accounts!.map((a: any) => (a.crmAccountId in AMOUNTS ? { ...a, openPipelineAmount: AMOUNTS[a.crmAccountId], accountAcv: AMOUNTS[a.crmAccountId] } : a)),
-  opportunities: BUNDLE.opportunities!.map((o: any) => (o.crmOpportunityId in AMOUNTS ? { ...o, amount: AMOUNTS[o.crmOpportunityId] } : o)),
+  // O1 says won but not closed: it is OPEN (contract 6, opp_pt_status), so no won amount.
+  opportunities: BUNDLE.opportunities!.map((o: any) => (o.crmOpportunityId in AMOUNTS ? { ...o, amount: AMOUNTS[o.crmOpportunityId], ...(o.crmOpportunityId === 'O1' ? { isWon: true } : {}) } : o)),
   // A1 is matched to Alpha twice (PA1 and PA2).
   account_matches: [...BUNDLE.account_matches!, { org: ORG.ACME, crmAccountId: 'A1', partner: ORG.ALPHA, partnerCrmAccountId: 'PA2', firstMatchDate: (BUNDLE.account_matches![0] as { firstMatchDate: number }).firstMatchDate }],
 };
@@ -62,6 +64,11 @@ for (const engine of engines) {
         assert.deepEqual([summary.totals.pipeline, summary.totals.wonAmount], [0.7, 0.2], name);
         const detail = await f.ok(`${R}/PIPELINE_ATTRIBUTION_DETAIL/dashboard`, { context: CONTEXT });
         assert.deepEqual([detail.totals.pipeline, detail.totals.wonAmount], [0.7, 0.2], name);
+        // The won amount is that of the rows whose status is WON.
+        const o1 = (await f.ok(`${R}/PIPELINE_ATTRIBUTION_SUMMARY/records`, { context: CONTEXT, filters: { opp_crm_opportunity_id: 'O1' } })).content;
+        assert.deepEqual(o1.map((r: any) => [r.opp_is_won, r.opp_pt_status]), [[true, 'OPEN']], name);
+        const won = await f.ok(`${R}/PIPELINE_ATTRIBUTION_SUMMARY/dashboard`, { context: CONTEXT, filters: { opp_pt_status: 'OPEN' } });
+        assert.equal(won.totals.wonAmount, 0, name);
       }
     });
 

@@ -127,7 +127,7 @@ for (const engine of engines) {
       for (const filters of [{}, { is_won: 'true' }, { is_closed: 'false' }, { amount: '1<->' }, { partner_org_name: 'Alpha Partners' }, { stage_name: 'zz-!-' }, { crm_opportunity_id: 'none' }]) {
         const rows: Array<Record<string, any>> = (await f.ok(`${GVO}/records?size=2000`, { filters })).content;
         const dashboard = await f.ok(`${GVO}/dashboard`, { filters });
-        // An opportunity's amount counts once however many partner rows it has; won / open if any row says so.
+        // An opportunity's amount counts once however many partner rows it has; won / open if any row says so (won only when closed too).
         const opps = new Map<string, { amount: number | null; won: boolean; closed: boolean }>();
         for (const r of rows) {
           const o = opps.get(r.crm_opportunity_id) ?? { amount: null, won: false, closed: false };
@@ -143,7 +143,7 @@ for (const engine of engines) {
           accounts: new Set(rows.map((r) => r.crm_account_id)).size,
           partners: new Set(rows.map((r) => r.partnerOrgPublicId)).size,
           amount: total(() => true),
-          wonAmount: total((o) => o.won),
+          wonAmount: total((o) => o.won && o.closed),
           openAmount: total((o) => !o.closed),
         }, JSON.stringify(filters));
         const partners = new Map<string, { opps: Map<string, number | null>; rows: number }>();
