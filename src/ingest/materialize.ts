@@ -52,7 +52,12 @@ if (new Set(ACCOUNT_FIELDS.map((f) => f.partnerKey)).size !== ACCOUNT_FIELDS.len
 function sharesSelect(): string {
   const flags = ACCOUNT_FIELDS.map((f, i) => `coalesce(${sharedCondition(f)}, false) as f${i}`);
   const unshared = `array_remove(array[${ACCOUNT_FIELDS.map((f) => `case when ${sharedCondition(f)} then null else ${quote(f.partnerKey)} end`).join(', ')}]::text[], null) as unshared`;
-  const custom = `(select array_agg(substr(x.f, 8) order by x.n) from jsonb_array_elements_text(p.shared_fields) with ordinality as x(f, n) where x.f like 'custom.%') as custom_keys`;
+  // Only keys the partner defines an account field for, and none that comes out as a
+  // standard key, shared or not (catalog partnerColumns keeps the same ones).
+  const custom = `(select array_agg(substr(x.f, 8) order by x.n) from jsonb_array_elements_text(p.shared_fields) with ordinality as x(f, n)
+      where x.f like 'custom.%'
+        and exists (select 1 from custom_fields cf where cf.org_id = p.partner_org_id and cf.entity = 'account' and cf.key = substr(x.f, 8))
+        and ${partnerCustomKeySql('substr(x.f, 8)')} <> all(array[${ACCOUNT_FIELDS.map((f) => quote(f.partnerKey)).join(', ')}]::text[])) as custom_keys`;
   return `select sh.*, dense_rank() over (order by sh.unshared)::int as profile from (
   select p.org_id, p.partner_org_id, ${[...flags, unshared, custom].join(',\n    ')}
   from partnerships p where p.status = 'CONNECTED') sh`;
@@ -67,7 +72,8 @@ const byPath = (path: string): AccountField => {
 /**
  * The `partnerFields` object: exactly the shared standard and custom fields. A custom
  * field whose key is a standard field's (`account_type` and `partneraccounttype`) gives
- * way to that field when both are shared, and of two custom fields with one key
+ * way to that field, shared or not; a key the partner defines no field for is left out;
+ * and of two custom fields with one key
  * (`systems_sold`, `systemssold`) the first shared wins: the same columns as the channel
  * catalog's partnerColumns, which lists standard fields first, then the custom ones in
  * share order, skipping a key already listed.
@@ -382,9 +388,10 @@ export async function setImportMemory(db: Kysely<any>, engine: Engine): Promise<
  * raise this number, so the next import rebuilds even when its bundle changes nothing.
  * 1: the first edition; 2: partnerFields custom keys without underscores, a standard
  * field's key winning over a custom one's (spec 2.10; migration 0018 renames them in
- * place meanwhile).
+ * place meanwhile); 3: no partnerFields key for a custom key the partner defines no field
+ * for, and none taking a standard key that is not shared.
  */
-export const REPORTS_FORMAT = 2;
+export const REPORTS_FORMAT = 3;
 
 /** Whether the report tables were built by this edition's rules (REPORTS_FORMAT). */
 export async function reportsAreCurrent(db: Kysely<any>): Promise<boolean> {

@@ -148,14 +148,19 @@ export function partnerColumns(partner: PartnerMeta, meta: OrgMetadata): Column[
   for (const name of partner.sharedFields) {
     if (!name.startsWith('custom.')) continue;
     const key = name.slice('custom.'.length);
+    // A key the partner defines no account field for is in no report (docs/api.md, Import).
     const def = defs.find((d) => d.key === key);
+    if (!def) continue;
     const partnerKey = partnerCustomKey(key);
-    if (out.some((c) => c.key === partnerKey)) continue;
-    const base: CustomFieldMeta = def ?? { entity: 'account', key, title: key, type: 'string', classification: 'CUSTOM_CRM_FIELD' };
-    out.push(customColumn({ ...base, title: `Partner ${base.title}` }, partnerKey, 'partner_fields', 'partner', partnerKey));
+    // Standard keys are the standard fields' whether shared or not: a custom field never
+    // takes `partneraccountname` because the name is not shared (materialize.ts says the same).
+    if (STANDARD_PARTNER_KEYS.has(partnerKey) || out.some((c) => c.key === partnerKey)) continue;
+    out.push(customColumn({ ...def, title: `Partner ${def.title}` }, partnerKey, 'partner_fields', 'partner', partnerKey));
   }
   return out;
 }
+
+const STANDARD_PARTNER_KEYS: ReadonlySet<string> = new Set(ACCOUNT_FIELDS.map((f) => f.partnerKey));
 
 const OPERATION_NAMES: Record<FilterOperation, string> = {
   exact: 'exact match',

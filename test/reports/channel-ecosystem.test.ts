@@ -230,12 +230,20 @@ for (const engine of engines) {
 for (const engine of engines) {
   describe(`partnerFields keys as the specification writes them, on ${engine.name}`, () => {
     // Alpha's account PA1 gains custom fields with underscores: one defined (a date), one
-    // whose key is a standard field's once the underscore goes (account_type).
-    const ALPHA_SHARES = ['name', 'accountType', 'country', 'custom.partnered_date', 'custom.account_type', 'custom.segment'];
+    // whose key is a standard field's once the underscore goes (account_type), one whose
+    // key is that of a standard field not shared (crm_account_id), and one shared but
+    // defined by no custom field (undef): neither of the last two is a key.
+    const ALPHA_SHARES = ['name', 'accountType', 'country', 'custom.partnered_date', 'custom.account_type', 'custom.crm_account_id', 'custom.undef', 'custom.segment'];
     const bundle = {
       partnerships: BUNDLE.partnerships!.map((p: any) => (p.org === ORG.ACME && p.partner === ORG.ALPHA ? { ...p, sharedFields: ALPHA_SHARES } : p)),
-      custom_fields: [...BUNDLE.custom_fields!, { org: ORG.ALPHA, entity: 'account', key: 'partnered_date', title: 'Partnered Date', type: 'date', classification: 'CUSTOM_CRM_FIELD' }],
-      accounts: BUNDLE.accounts!.map((a: any) => (a.org === ORG.ALPHA && a.crmAccountId === 'PA1' ? { ...a, custom: { ...a.custom, partnered_date: 1_700_000_000, account_type: 'custom value' } } : a)),
+      custom_fields: [
+        ...BUNDLE.custom_fields!,
+        { org: ORG.ALPHA, entity: 'account', key: 'partnered_date', title: 'Partnered Date', type: 'date', classification: 'CUSTOM_CRM_FIELD' },
+        { org: ORG.ALPHA, entity: 'account', key: 'crm_account_id', title: 'Their CRM id', type: 'string', classification: 'CUSTOM_CRM_FIELD' },
+      ],
+      accounts: BUNDLE.accounts!.map((a: any) =>
+        a.org === ORG.ALPHA && a.crmAccountId === 'PA1' ? { ...a, custom: { ...a.custom, partnered_date: 1_700_000_000, account_type: 'custom value', crm_account_id: 'qqcrmvalue', undef: 'qqundefvalue' } } : a,
+      ),
     };
     let f: FixtureApp;
     before(async () => {
@@ -256,6 +264,9 @@ for (const engine of engines) {
         ['partnersegment', 'Enterprise'],
       ]);
       for (const row of rows) assert.deepEqual(Object.keys(row.partnerFields), columns.filter((k: string) => k in row.partnerFields), 'every row in /columns order');
+      // Neither value is found by a search or a filter either.
+      for (const term of ['qqcrmvalue', 'qqundefvalue']) assert.equal((await f.ok(`${C}/records`, matched(ORG.ALPHA, { search: term }))).totalElements, 0, term);
+      assert.equal((await f.problem(`${C}/records`, matched(ORG.ALPHA, { filters: { partnerundef: 'qqundefvalue' } }))).status, 400);
       // The key filters and sorts as its column says (a date).
       const dated = await f.ok(`${C}/records?sort=partnerpartnereddate,desc`, matched(ORG.ALPHA, { filters: { partnerpartnereddate: '1699999999<->1700000001' } }));
       assert.deepEqual(dated.content.map((r: any) => r.partnerFields.partneraccountname), ['Alpha Acct One']);
