@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import helmet from '@fastify/helmet';
-import cors from '@fastify/cors';
+import cors, { type FastifyCorsOptions } from '@fastify/cors';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '../config.js';
@@ -104,9 +104,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // Security headers; the CSP is left to /docs' own page (a JSON API has no documents to protect).
   await app.register(helmet, { contentSecurityPolicy: false });
   // CORS only for the origins an operator lists.
-  if (deps.config.corsOrigins.length) await app.register(cors, { origin: deps.config.corsOrigins });
-  await registerDocs(app);
+  if (deps.config.corsOrigins.length) await app.register(cors, corsOptions(deps.config.corsOrigins));
+  // Tracked from here, so the documentation's paths answer 405 to other methods too.
   const addMethodNotAllowed = trackRoutesForMethodNotAllowed(app);
+  await registerDocs(app);
   registerHealthRoutes(app, { database: deps.database });
   // One versions reader for the access stage and the reports: one read per round trip.
   const readState = serviceStateReader(deps.database.db);
@@ -120,6 +121,29 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerAuthRoutes(app, { database: deps.database, config: deps.config, clock });
   addMethodNotAllowed();
   return app;
+}
+
+/**
+ * CORS for the listed origins. Only a real preflight (OPTIONS with `Origin` and
+ * `Access-Control-Request-Method`) is answered by the plugin: any other OPTIONS goes on
+ * to the routes, so a known path answers 405 with `Allow` and an unknown one 404, as
+ * without CORS (the plugin's strict mode answered them 400 in plain text). Browsers may
+ * read the headers the service documents (request id, tag, timing, rate limit, download
+ * name), and revoke keys (DELETE).
+ */
+function corsOptions(origins: string[]): FastifyCorsOptions {
+  const base = {
+    origin: origins,
+    methods: ['GET', 'HEAD', 'POST', 'DELETE'],
+    allowedHeaders: ['api-key', 'authorization', 'content-type', 'if-none-match', 'x-request-id'],
+    exposedHeaders: ['x-request-id', 'etag', 'server-timing', 'ratelimit', 'ratelimit-policy', 'retry-after', 'content-disposition', 'www-authenticate', 'allow'],
+  };
+  return {
+    delegator: (request, callback) => {
+      const preflight = request.method === 'OPTIONS' && request.headers.origin !== undefined && request.headers['access-control-request-method'] !== undefined;
+      callback(null, { ...base, preflight });
+    },
+  };
 }
 
 /**

@@ -142,6 +142,22 @@ for (const engine of engines) {
         const preflight = await g.app.inject({ method: 'OPTIONS', url: '/v1/channelecosystem/records', headers: { origin: 'https://bi.example', 'access-control-request-method': 'POST' } });
         assert.equal(preflight.statusCode, 204);
         assert.equal(preflight.headers['access-control-allow-origin'], 'https://bi.example');
+        const revoke = await g.app.inject({ method: 'OPTIONS', url: '/v1/admin/api-keys/00000000-0000-0000-0000-000000000000', headers: { origin: 'https://bi.example', 'access-control-request-method': 'DELETE' } });
+        assert.equal(revoke.statusCode, 204);
+        assert.match(String(revoke.headers['access-control-allow-methods']), /DELETE/, 'a browser may revoke keys');
+        // An OPTIONS that is no preflight is answered as without CORS: 405 on a known path, 404 elsewhere.
+        for (const headers of [{}, { origin: 'https://bi.example' }]) {
+          const known = await g.app.inject({ method: 'OPTIONS', url: '/v1/channelecosystem/records', headers });
+          assert.equal(known.statusCode, 405, known.body);
+          assert.equal(known.headers['content-type'], 'application/problem+json; charset=utf-8');
+          assert.equal(known.headers.allow, 'POST');
+          assert.equal((await g.app.inject({ method: 'OPTIONS', url: '/nope', headers })).statusCode, 404);
+        }
+        // A browser may read the headers the service documents.
+        const answer = await g.app.inject({ method: 'GET', url: '/v1/attribution/event-types', headers: { origin: 'https://bi.example', 'api-key': g.keys.acme } });
+        assert.equal(answer.statusCode, 200);
+        const exposed = String(answer.headers['access-control-expose-headers']).split(', ');
+        for (const h of ['x-request-id', 'etag', 'ratelimit', 'retry-after', 'content-disposition', 'server-timing']) assert.ok(exposed.includes(h), h);
       } finally {
         await g.close();
       }

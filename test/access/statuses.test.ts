@@ -49,6 +49,17 @@ for (const engine of engines) {
       const wrongMethod = await f.app.inject({ method: 'PUT', url: `${GVA}/records`, headers: { 'api-key': f.keys.acme } });
       assertProblem(wrongMethod, 405);
       assert.equal(wrongMethod.headers.allow, 'POST');
+      // The documentation's paths too; an unknown report type is 404 whatever the method.
+      for (const [method, url] of [['PUT', '/openapi.json'], ['POST', '/docs'], ['DELETE', '/docs/json']] as const) {
+        const docs = await f.app.inject({ method, url });
+        assertProblem(docs, 405);
+        assert.equal(docs.headers.allow, 'GET', url);
+      }
+      for (const method of ['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS'] as const) {
+        const unknown = await f.app.inject({ method, url: '/v1/report-analytics/report/NOPE/records' });
+        assert.equal(unknown.statusCode, 404, method);
+        assert.equal(unknown.headers.allow, undefined, method);
+      }
       assertProblem(await post(`${GVA}/records`, JSON.stringify({ search: 'x'.repeat(1024 * 1024) })), 413);
       assertProblem(await post(`${GVA}/records`, 'search=x', { 'content-type': 'application/x-www-form-urlencoded' }), 415);
       assertProblem(await post(`${GVA}/records`, '{}', { 'content-type': 'text/csv' }), 415);

@@ -21,7 +21,6 @@ export function trackRoutesForMethodNotAllowed(app: FastifyInstance): () => void
   });
   return () => {
     for (const [url, methods] of byUrl) {
-      if (url.startsWith('/docs')) continue;
       const missing = METHODS.filter((m) => !methods.has(m) && !(m === 'HEAD' && methods.has('GET')));
       if (!missing.length) continue;
       const allow = [...methods].filter((m) => m !== 'HEAD').join(', ');

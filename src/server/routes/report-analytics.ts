@@ -167,8 +167,12 @@ export function registerReportAnalyticsRoutes(app: FastifyInstance, deps: { repo
     const { reportType } = request.params as { reportType: string };
     throw notFound(`unknown reportType "${reportType}"; valid report types: ${ANALYTICS_REPORT_IDS.join(', ')}`);
   };
+  // Every method: an unknown report type is no endpoint at all, so it is 404 whatever the
+  // method, never 405 with an Allow that would not work either.
   for (const op of OPERATIONS) {
-    app.post(`${BASE}/:reportType/${op}`, {
+    app.route({
+      method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+      url: `${BASE}/:reportType/${op}`,
       config: { public: true },
       schema: { hide: true, response: { 404: ProblemSchema } },
       onRequest: unknownReportType,
