@@ -22,6 +22,7 @@ import { createAnswerMemo } from './routes/report-call.js';
 import { registerAdminRoutes } from './routes/admin.js';
 import { registerAuthRoutes } from './routes/auth.js';
 import { trackRoutesForMethodNotAllowed } from './routes/method-not-allowed.js';
+import { notJson, registerBodyParsers } from './body.js';
 import { createReportService, type ReportService, type ReportServiceDeps } from '../reports/service.js';
 import { serviceStateReader } from '../reports/data-version.js';
 import { jsonPayload } from '../reports/cache.js';
@@ -70,6 +71,18 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  // Answers depend on the caller, whose credentials travel in `api-key`, a header shared
+  // caches do not know (RFC 9111 section 3.5 keeps them from reusing answers only to
+  // requests with Authorization): `private` keeps every answer but the probes' and the
+  // documentation's out of them, `no-cache` lets a client keep one and revalidate it with
+  // its ETag, and Vary names what the answer depends on.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (request.routeOptions.config?.public && request.routeOptions.url !== undefined) return payload;
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'private, no-cache');
+    const vary = reply.getHeader('vary');
+    reply.header('vary', vary === undefined || vary === '' ? 'api-key, authorization' : `${String(vary)}, api-key, authorization`);
+    return payload;
+  });
 
   // Response schemas document the API (OpenAPI); serialization is plain JSON.stringify so
   // rows keep the key order the caller chose with `columns` (fast-json-stringify would
@@ -77,18 +90,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // Fastify's type says a serializer returns a string; its send path takes a Buffer as it is.
   app.setSerializerCompiler(() => (data) => jsonPayload(data) as string);
 
-  // A POST with no body at all is treated as `{}` (filterdata and columns accept an
-  // empty body); anything else that is not JSON is 415.
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
-    if (text.trim() === '') return done(null, {});
-    try {
-      done(null, JSON.parse(text));
-    } catch {
-      done(validationError([{ field: 'body', message: 'is not valid JSON' }], 'PR101'), undefined);
-    }
-  });
+  registerBodyParsers(app);
   app.addHook('preValidation', async (request) => {
     if (request.method === 'POST' && request.body === undefined) (request as { body: unknown }).body = {};
     // PostgreSQL text cannot hold NUL; refuse it up front, naming every field that had it.
@@ -156,7 +158,8 @@ function corsOptions(origins: string[]): FastifyCorsOptions {
 function answerClientError(this: FastifyInstance, error: Error & { code?: string }, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-  const detail = status === 431 ? 'the request headers are larger than 16 KB' : status === 408 ? 'the request headers did not arrive in time' : 'the request is not valid HTTP';
+  // Node's limit counts the request line (the URL) with the headers.
+  const detail = status === 431 ? 'the URL and headers together are larger than 16 KB' : status === 408 ? 'the request headers did not arrive in time' : 'the request is not valid HTTP';
   const id = randomUUID();
   const body = JSON.stringify(problemBody(new ApiError({ status, code: `PR${status}`, title: STATUS_CODES[status]!, detail }), `urn:uuid:${id}`, id));
   this.log.debug({ err: error, requestId: id }, 'client error');
@@ -311,7 +314,11 @@ export function toApiError(error: unknown, body?: unknown): ApiError {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ApiError({ status: 413, code: 'PR113', title: 'Content Too Large', detail: 'request body is larger than 1 MiB' });
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new ApiError({ status: 415, code: 'PR115', title: 'Unsupported Media Type', detail: 'request body must be application/json' });
+      return notJson();
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      // A path segment over 500 characters names no report type, key or endpoint: the
+      // unknown path it is (contract section 1), not 414, and not echoed back.
+      return new ApiError({ status: 404, code: 'PR404', title: 'Not Found', detail: 'no endpoint: a segment of the path is longer than 500 characters' });
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return validationError([{ field: 'body', message: 'is not valid JSON' }], 'PR101');

@@ -130,6 +130,17 @@ for (const engine of engines) {
       assert.deepEqual([head.statusCode, head.body], [200, '']);
       const ok = await get({ 'api-key': f.keys.acme });
       assert.equal(ok.headers['x-content-type-options'], 'nosniff');
+      // An answer for one caller: no shared cache keeps it, a client revalidates it.
+      assert.equal(ok.headers['cache-control'], 'private, no-cache');
+      assert.equal(ok.headers.vary, 'api-key, authorization');
+      for (const res of [
+        await f.app.inject({ method: 'POST', url: '/v1/report-analytics/report/GLOBAL_VERTICAL_ACCOUNTS/records', headers: { 'api-key': f.keys.acme }, payload: {} }),
+        await f.app.inject({ method: 'POST', url: '/v1/report-analytics/report/GLOBAL_VERTICAL_ACCOUNTS/download', headers: { 'api-key': f.keys.acme }, payload: {} }),
+        await get({}),
+      ]) {
+        assert.equal(res.headers['cache-control'], 'private, no-cache', String(res.statusCode));
+        assert.match(String(res.headers.vary), /api-key, authorization/);
+      }
       assert.equal(ok.headers['access-control-allow-origin'], undefined, 'CORS is off by default');
       assert.ok(ok.headers['x-request-id']);
       const echoed = await f.app.inject({ method: 'GET', url: URL, headers: { 'api-key': f.keys.acme, 'x-request-id': 'abc-123' } });
@@ -168,6 +179,7 @@ for (const engine of engines) {
       const signIn = (email: string, password: string) => f.app.inject({ method: 'POST', url: '/v1/auth/token', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ email, password }) });
       const ok = await signIn(USERS.ACME_MEMBER, 'correct horse battery');
       assert.equal(ok.statusCode, 200, ok.body);
+      assert.equal(ok.headers['cache-control'], 'no-store', 'no cache keeps a token');
       assert.deepEqual([ok.json().token_type, ok.json().expires_in], ['Bearer', 900]);
       assert.equal((await get({ authorization: `Bearer ${ok.json().access_token}` })).statusCode, 200);
       const admin = await f.app.inject({ method: 'GET', url: '/v1/admin/api-keys', headers: { authorization: `Bearer ${ok.json().access_token}` } });

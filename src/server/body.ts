@@ -1,0 +1,55 @@
+/**
+ * What a request body may be: JSON in UTF-8, sent as it is (contract section 1: 415 for a
+ * body that is not JSON). Decided here, before any route sees the body:
+ * - `application/json` (any case, any parameters) is parsed; an empty or blank body is `{}`
+ *   (filterdata and columns accept an empty body), and so is an empty body of any other
+ *   type (`curl -d ''` labels one form-encoded): there is nothing in it that is not JSON.
+ * - A UTF-8 byte order mark before the JSON is skipped (RFC 8259 section 8.1 lets a parser
+ *   ignore it; PowerShell 5 writes one).
+ * - A `charset` other than UTF-8 is 415 naming the one allowed: decoding latin-1 bytes as
+ *   UTF-8 would quietly turn "é" into U+FFFD and match nothing.
+ * - A compressed body (`Content-Encoding` other than identity) is 415 with
+ *   `Accept-Encoding: identity` (RFC 9110 section 15.5.16): the bodies are small JSON
+ *   documents, and inflating them would have to be bounded by the 1 MiB limit as well.
+ * - Any other type with content is 415.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError, validationError } from './errors.js';
+
+const unsupported = (detail: string, headers?: Record<string, string>) =>
+  new ApiError({ status: 415, code: 'PR115', title: 'Unsupported Media Type', detail, ...(headers ? { headers } : {}) });
+
+/** The 415 of a body that is not JSON (also what toApiError gives Fastify's own). */
+export const notJson = () => unsupported('request body must be application/json');
+
+/** The problem with how the body is encoded, if any. */
+function encodingProblem(request: FastifyRequest): ApiError | undefined {
+  const encoding = request.headers['content-encoding'];
+  if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+    return unsupported(`request body must not be compressed (Content-Encoding: ${JSON.stringify(encoding).slice(1, -1).slice(0, 40)}); send it as it is`, { 'accept-encoding': 'identity' });
+  }
+  const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(request.headers['content-type'] ?? '')?.[1];
+  if (charset !== undefined && !/^utf-?8$/i.test(charset)) return unsupported(`request body must be application/json in UTF-8, not charset ${charset.slice(0, 40)}`);
+  return undefined;
+}
+
+export function registerBodyParsers(app: FastifyInstance): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const problem = encodingProblem(request);
+    if (problem) return done(problem, undefined);
+    let text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    if (text.trim() === '') return done(null, {});
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(validationError([{ field: 'body', message: 'is not valid JSON' }], 'PR101'), undefined);
+    }
+  });
+  // Every other type (and a body without one): empty is `{}`, anything else 415.
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => {
+    if (body.length === 0) return done(null, {});
+    done(notJson(), undefined);
+  });
+}
