@@ -52,7 +52,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const int = (name: string, fallback: number, min: number, max: number): number => {
     const raw = env[name];
     if (raw === undefined || raw === '') return fallback;
-    const n = Number(raw);
+    // Decimal digits only: Number() would also read "0x10", "1e2", "0b11" and " 50".
+    const n = /^\d{1,16}$/.test(raw) ? Number(raw) : NaN;
     if (!Number.isInteger(n) || n < min || n > max) {
       problems.push(`${name}=${JSON.stringify(raw)}: must be an integer from ${min} to ${max}`);
       return fallback;
@@ -78,7 +79,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL=${JSON.stringify(logLevel)}: must be one of ${LOG_LEVELS.join(', ')}`);
 
   const jwtJwksUrl = opt('JWT_JWKS_URL');
-  if (jwtJwksUrl && !/^(https?:|file:|\/|\.)/.test(jwtJwksUrl)) problems.push('JWT_JWKS_URL: must be an http(s) URL, a file: URL or a file path');
+  // Anything with another scheme (`ftp:`, `s3:`) is refused; anything without one is a file path, relative ones too.
+  if (jwtJwksUrl && /^[a-z][a-z0-9+.-]*:/i.test(jwtJwksUrl) && !/^(https?|file):/i.test(jwtJwksUrl)) problems.push('JWT_JWKS_URL: must be an http(s) URL, a file: URL or a file path');
 
   const config: Config = {
     databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:']),

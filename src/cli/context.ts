@@ -1,10 +1,31 @@
 /** Shared set-up of the subcommands: configuration from the environment, the database. */
 import { loadConfig, type Config } from '../config.js';
-import { openDatabase, type Database } from '../db/database.js';
+import { isDatabaseUnavailable, openDatabase, type Database } from '../db/database.js';
+import { CliFailure } from './failure.js';
 import { forwardToServer, socketOf, type Output } from './control-client.js';
 
-/** The database the configuration names (migrated to the latest schema). */
-export const openConfigured = (config: Config): Promise<Database> => openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, statementTimeoutMs: config.statementTimeoutMs });
+/** The configured database, opened and migrated; one that cannot be reached is said in one line. */
+export async function openConfigured(config: Config): Promise<Database> {
+  try {
+    return await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, statementTimeoutMs: config.statementTimeoutMs });
+  } catch (error) {
+    const cause = (error as { cause?: unknown }).cause ?? error;
+    if (!isDatabaseUnavailable(cause)) throw error;
+    const where = config.databaseUrl ? redactedUrl(config.databaseUrl) : `the embedded database in ${config.dataDir}`;
+    throw new CliFailure(`cannot reach ${where}: ${cause instanceof Error ? cause.message : String(cause)}`);
+  }
+}
+
+/** A database URL without its password, to print. */
+function redactedUrl(raw: string): string {
+  try {
+    const url = new URL(raw);
+    if (url.password) url.password = '***';
+    return url.toString();
+  } catch {
+    return 'the database';
+  }
+}
 
 /** What a database operation of the command line runs with, here or inside a server. */
 export interface OperationContext extends Output {

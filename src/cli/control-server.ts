@@ -12,7 +12,7 @@ import { loadConfig, type Config } from '../config.js';
 import type { Database } from '../db/database.js';
 import { openConfigured, type Operation } from './context.js';
 import { controlSocketPath, holdsDataDir, pointerFile, serverListening, socketOf, type ControlMessage } from './control-client.js';
-import { CliFailure } from './failure.js';
+import { CliFailure, listenFailure } from './failure.js';
 import { importOperation } from './import.js';
 import { keysCreate, keysList, keysRevoke } from './keys.js';
 import { usersSetPassword } from './users.js';
@@ -60,7 +60,7 @@ export async function startWithOperations<T>(config: Config, database: Database,
     return await start(() => control.close());
   } catch (e) {
     await control.close();
-    throw e;
+    throw listenFailure(e, config) ?? e;
   }
 }
 

@@ -5,11 +5,13 @@
  */
 import { runOperation, type Operation } from './context.js';
 import { CliFailure } from './failure.js';
-import { createApiKey } from '../server/access/api-keys.js';
+import { createApiKey, keyNameProblem } from '../server/access/api-keys.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const keysCreate: Operation<{ org: string; user: string; name: string }> = async ({ database: { db }, out }, options) => {
+  const nameProblem = keyNameProblem(options.name);
+  if (nameProblem) throw new CliFailure(`--name ${nameProblem}`);
   const org = await db.selectFrom('orgs').select(['id', 'name']).where('public_id', '=', assertUuid(options.org)).executeTakeFirst();
   if (!org) throw new CliFailure(`no organization with publicId ${options.org}`);
   const user = await db.selectFrom('users').select(['id', 'email']).where('org_id', '=', org.id).where('email', '=', options.user).executeTakeFirst();

@@ -14,10 +14,11 @@ import { usersSetPasswordCommand } from './users.js';
 import { startCommand } from './start.js';
 
 
-function integer(name: string, min: number) {
+function integer(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
   return (value: string): number => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`${name} must be an integer >= ${min}`);
+    // Decimal digits only, as config.ts reads the environment's numbers.
+    const n = /^\d{1,16}$/.test(value) ? Number(value) : NaN;
+    if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`${name} must be an integer ${max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`}`);
     return n;
   };
 }
@@ -46,14 +47,14 @@ export function buildProgram(): Command {
   program
     .command('serve')
     .description('serve the HTTP API')
-    .option('--port <port>', 'port to listen on (default: PORT or 8080)', integer('--port', 0))
+    .option('--port <port>', 'port to listen on (default: PORT or 8080)', integer('--port', 0, 65535))
     .option('--host <host>', 'address to listen on (default: HOST or 127.0.0.1)')
     .action(serveCommand);
 
   program
     .command('start')
     .description('first-run helper behind `npm start`: on an empty database generate and import the demo bundle and create a demo API key, then serve')
-    .option('--port <port>', 'port to listen on (default: PORT or 8080)', integer('--port', 0))
+    .option('--port <port>', 'port to listen on (default: PORT or 8080)', integer('--port', 0, 65535))
     .option('--host <host>', 'address to listen on (default: HOST or 127.0.0.1)')
     .action(startCommand);
 

@@ -134,3 +134,22 @@ async function openPglite(options: DatabaseOptions): Promise<Database> {
     },
   };
 }
+
+/**
+ * Whether an error says the database cannot be used now (not that a statement was wrong):
+ * the server answers 503 for these, the command line says so in one line.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const e = error as { code?: string; message?: string };
+  // 57014 query_canceled (statement timeout), 57P0x shutdown, 08xxx connection errors,
+  // 53300 too many connections; 3D000 and 28xxx: the server answers, but the database was
+  // dropped or the role refused, which an operator fixes, not the caller.
+  if (typeof e.code === 'string' && (/^08/.test(e.code) || /^57/.test(e.code) || /^28/.test(e.code) || e.code === '53300' || e.code === '3D000')) return true;
+  // The server cannot be reached: refused, reset, timed out, its Unix socket gone (ENOENT
+  // from connect), no route, or its host name not resolved.
+  return (
+    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN'].includes(String(e.code)) ||
+    (e.code === 'ENOENT' && (error as { syscall?: string }).syscall === 'connect') ||
+    /Connection terminated|PGlite is closed|driver has already been destroyed/i.test(e.message ?? '')
+  );
+}

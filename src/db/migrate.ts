@@ -56,6 +56,8 @@ export async function migrateToLatest(db: Kysely<any>): Promise<void> {
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
     const detail = error instanceof Error ? error.message : String(error ?? '');
-    throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${detail}`);
+    // The cause keeps the driver's error (and its code: a server that cannot be reached
+    // is told apart from a migration that failed by it).
+    throw new Error(failed ? `database migration ${failed.migrationName} failed: ${detail}` : `the database could not be migrated: ${detail}`, { cause: error });
   }
 }

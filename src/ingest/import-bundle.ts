@@ -182,7 +182,7 @@ const KEY_LABELS: Record<string, string> = {
 export async function importBundle(database: Database, dir: string, options: ImportOptions = {}): Promise<ImportResult> {
   const problems: ImportProblem[] = [];
   const ignored: string[] = [];
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) return { ok: false, problems: [{ file: dir, line: 0, field: '-', problem: 'not a directory' }], ignored };
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) return { ok: false, problems: [{ file: dir, line: 0, field: '-', problem: existsSync(dir) ? 'not a directory' : 'does not exist' }], ignored };
   // Problems of the files themselves stop the import before any record is read: with a
   // file left unread, every reference into it would be reported as missing too.
   const files = bundleFiles(dir, problems, ignored);

@@ -11,7 +11,7 @@ import cors, { type FastifyCorsOptions } from '@fastify/cors';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '../config.js';
-import type { Database } from '../db/database.js';
+import { isDatabaseUnavailable, type Database } from '../db/database.js';
 import { ApiError, MAX_FIELD_LENGTH, problemBody, unavailable, validationError, type FieldError } from './errors.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerDocs } from './docs.js';
@@ -353,19 +353,4 @@ export function toApiError(error: unknown, body?: unknown): ApiError {
 function isDataException(error: unknown): boolean {
   const e = error as { code?: unknown; severity?: unknown };
   return typeof e.code === 'string' && ['22003', '22P02', '22008'].includes(e.code) && e.severity !== undefined;
-}
-
-function isDatabaseUnavailable(error: unknown): boolean {
-  const e = error as { code?: string; message?: string };
-  // 57014 query_canceled (statement timeout), 57P0x shutdown, 08xxx connection errors,
-  // 53300 too many connections; 3D000 and 28xxx: the server answers, but the database was
-  // dropped or the role refused, which an operator fixes, not the caller.
-  if (typeof e.code === 'string' && (/^08/.test(e.code) || /^57/.test(e.code) || /^28/.test(e.code) || e.code === '53300' || e.code === '3D000')) return true;
-  // The server cannot be reached: refused, reset, timed out, its Unix socket gone (ENOENT
-  // from connect), no route, or its host name not resolved.
-  return (
-    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN'].includes(String(e.code)) ||
-    (e.code === 'ENOENT' && (error as { syscall?: string }).syscall === 'connect') ||
-    /Connection terminated|PGlite is closed|driver has already been destroyed/i.test(e.message ?? '')
-  );
 }

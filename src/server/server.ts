@@ -22,13 +22,24 @@ export interface StartOptions {
 
 export async function startServer(config: Config, database: Database, opts: StartOptions = {}): Promise<RunningServer> {
   limitHeapGrowth(config.heapGrowthPercent);
-  const app = await buildApp({ config, database });
-  const url = await app.listen({ port: config.port, host: config.host });
+  let app: App | undefined;
+  let url: string;
+  try {
+    app = await buildApp({ config, database });
+    url = await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    // Nothing may stay open behind a failed start: an open PGlite keeps a timer alive,
+    // and the process would neither serve nor exit.
+    await app?.close().catch(() => {});
+    await database.close().catch(() => {});
+    throw error;
+  }
+  const started = app;
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       await opts.beforeStop?.();
-      await app.close();
+      await started.close();
       await database.close();
     })();
     return stopping;
@@ -36,11 +47,11 @@ export async function startServer(config: Config, database: Database, opts: Star
   if (opts.handleSignals !== false) {
     const onSignal = (signal: string) => {
       if (stopping) process.exit(1);
-      app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+      started.log.info({ signal }, 'shutting down: finishing in-flight requests');
       stop().then(
         () => process.exit(0),
         (err) => {
-          app.log.error({ err }, 'shutdown failed');
+          started.log.error({ err }, 'shutdown failed');
           process.exit(1);
         },
       );
@@ -48,5 +59,6 @@ export async function startServer(config: Config, database: Database, opts: Star
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
   }
-  return { app, url, stop };
+  return { app: started, url, stop };
 }
+

@@ -1,6 +1,7 @@
 /** API keys, bearer tokens, key administration and request hardening over HTTP. */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { keysCreate as runKeysCreate } from '../../src/cli/keys.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -110,6 +111,16 @@ for (const engine of engines) {
       const revoked = (await admin('GET', '/v1/admin/api-keys')).json().find((k: any) => k.id === body.id);
       assert.equal(typeof revoked.revokedAt, 'string');
       assert.equal((await admin('POST', '/v1/admin/api-keys', { name: '' })).statusCode, 400);
+      // A name is a label: no tab or line break (they would break `keys list`), as on the command line.
+      for (const name of ['tab\there', 'two\nlines', 'x'.repeat(101)]) {
+        const refused = await admin('POST', '/v1/admin/api-keys', { name });
+        assert.equal(refused.statusCode, 400, JSON.stringify(name));
+        assert.equal(refused.json().errors[0].field, 'name');
+      }
+      const keysCreate = (name: string) => runKeysCreate({ database: f.database, out: () => {} } as never, { org: ORG.ACME, user: USERS.ACME_ADMIN, name });
+      await assert.rejects(keysCreate('tab\there'), /--name must be 1-100 characters without control characters/);
+      await assert.rejects(keysCreate(''), /--name must be 1-100 characters/);
+      await keysCreate('Zoë ✓ BI');
     });
 
     test('hardening: 413 over 1 MiB, 415 for non-JSON, 405 with Allow, security headers', async () => {

@@ -125,3 +125,19 @@ test('a JWKS fetch that times out is a 503 ApiError; a token it could verify is 
   assert.deepEqual(await verify(await token()), { sub: CLAIMS.sub, org: CLAIMS.org, role: 'MEMBER' });
   assert.equal(await verify(await token({ kid: 'k2' })), undefined, 'an unknown kid after a successful fetch is an invalid token');
 });
+
+test('with a JWKS and JWT_SECRET both set, HS256 tokens (the sign-in route signs them) use the secret, others the key set', async () => {
+  const secret = 'a secret of at least thirty-two characters!';
+  const config = { ...loadConfig({}), jwtJwksUrl: 'http://jwks.example/jwks.json', jwtSecret: secret };
+  const fetchKeys = async () => new Response(JWKS, { status: 200, headers: { 'content-type': 'application/json' } });
+  const verify = createTokenVerifier(config, () => NOW * 1000, { fetchKeys })!;
+  const hs256 = (key: string) => new SignJWT(CLAIMS).setProtectedHeader({ alg: 'HS256' }).setExpirationTime(NOW + 600).sign(new TextEncoder().encode(key));
+  const claims = { sub: CLAIMS.sub, org: CLAIMS.org, role: 'MEMBER' };
+  assert.deepEqual(await verify(await hs256(secret)), claims, 'a token signed with the secret');
+  assert.deepEqual(await verify(await token()), claims, 'a token signed with a key of the set');
+  assert.equal(await verify(await hs256('another secret of thirty-two characters..')), undefined, 'another secret');
+  assert.equal(await verify(await token({ key: otherKeys.privateKey })), undefined, 'a key not in the set');
+  // Without the secret, the key set alone decides: an HS256 token is no caller.
+  const setOnly = createTokenVerifier({ ...config, jwtSecret: undefined }, () => NOW * 1000, { fetchKeys })!;
+  assert.equal(await setOnly(await hs256(secret)), undefined);
+});

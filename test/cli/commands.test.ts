@@ -50,6 +50,32 @@ test('--help lists every subcommand and each subcommand describes its options', 
   assert.notEqual(unknown.status, 0);
 });
 
+test('a command that cannot start says why in one line and exits, on the embedded database too', async () => {
+  const { createServer } = await import('node:net');
+  const busy = createServer();
+  await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+  const port = (busy.address() as { port: number }).port;
+  try {
+    const env = { DATA_DIR: tmp('pr-cli-busy-'), DATABASE_URL: '' };
+    // An open PGlite kept the process alive after a failed start: it neither served nor exited.
+    const inUse = cli({ ...env, PORT: String(port) }, 'serve');
+    assert.equal(inUse.status, 1, `exited (not killed by the timeout): ${inUse.stderr}`);
+    assert.equal(inUse.stderr, `partner-reports: cannot listen on 127.0.0.1:${port}: the port is in use (EADDRINUSE)\n`);
+    const jwks = cli({ ...env, JWT_JWKS_URL: join(tmp('pr-cli-jwks-'), 'missing.json') }, 'serve', '--port', '0');
+    assert.equal(jwks.status, 2, jwks.stderr);
+    assert.match(jwks.stderr, /^partner-reports: invalid configuration:\n {2}JWT_JWKS_URL: .*missing\.json is not a readable JSON Web Key Set \(ENOENT[^\n]*\n$/);
+    const range = cli(env, 'serve', '--port', '70000');
+    assert.notEqual(range.status, 0);
+    assert.match(range.stderr, /--port must be an integer from 0 to 65535/);
+    // A database server that cannot be reached: one line, its password not printed.
+    const unreachable = cli({ DATABASE_URL: 'postgres://postgres:s3cret@127.0.0.1:1/nowhere' }, 'keys', 'list', '--org', ORG.ACME);
+    assert.equal(unreachable.status, 1);
+    assert.equal(unreachable.stderr, 'partner-reports: cannot reach postgres://postgres:***@127.0.0.1:1/nowhere: connect ECONNREFUSED 127.0.0.1:1\n');
+  } finally {
+    busy.close();
+  }
+});
+
 for (const engine of engines) {
   describe(`command line on ${engine.name}`, () => {
     test('import, keys create/list/revoke, serve and SIGTERM', async () => {

@@ -34,6 +34,18 @@ test('every bad value is named at once, with what is allowed', () => {
     },
   );
   assert.throws(() => loadConfig({ HEAP_GROWTH_PERCENT: '12.5' }), /HEAP_GROWTH_PERCENT="12.5": must be an integer from 0 to 400/);
+  // Decimal digits only: hex, binary, exponents and padding are not numbers a person meant.
+  for (const raw of ['0x10', '0b11', '1e2', ' 50', '50 ', '+5']) {
+    assert.throws(() => loadConfig({ RATE_LIMIT_PER_MINUTE: raw }), /RATE_LIMIT_PER_MINUTE=.*must be an integer/, JSON.stringify(raw));
+  }
+  assert.equal(loadConfig({ RATE_LIMIT_PER_MINUTE: '0250' }).rateLimitPerMinute, 250);
+});
+
+test('JWT_JWKS_URL: an http(s) or file: URL, or a file path (relative ones too); other schemes are refused', () => {
+  for (const ok of ['https://idp.example/jwks.json', 'file:///etc/jwks.json', '/etc/jwks.json', './jwks.json', 'jwks.json', 'keys/jwks.json']) {
+    assert.equal(loadConfig({ JWT_JWKS_URL: ok }).jwtJwksUrl, ok);
+  }
+  assert.throws(() => loadConfig({ JWT_JWKS_URL: 'ftp://idp.example/jwks.json' }), /JWT_JWKS_URL: must be an http\(s\) URL, a file: URL or a file path/);
 });
 
 test('the heap growth becomes V8\'s flag; 0 leaves V8 alone', () => {

@@ -25,6 +25,16 @@ export interface CreatedKey {
   name: string;
 }
 
+/**
+ * A key's name: a label of 1-100 characters without control characters (tabs and line
+ * breaks would break `keys list`'s columns and rows). The API's schema says the same
+ * (KEY_NAME_PATTERN); the command line checks it here.
+ */
+export const KEY_NAME_PATTERN = '^[^\\u0000-\\u001f\\u007f-\\u009f]{1,100}$';
+const KEY_NAME = new RegExp(KEY_NAME_PATTERN, 'u');
+export const keyNameProblem = (name: string): string | undefined =>
+  KEY_NAME.test(name) ? undefined : 'must be 1-100 characters without control characters (tabs, line breaks)';
+
 export async function createApiKey(db: Kysely<Schema>, input: { orgId: number; userId: number | null; name: string }): Promise<CreatedKey> {
   const key = generateKey();
   const id = randomUUID();

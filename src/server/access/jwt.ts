@@ -20,7 +20,7 @@ import {
   type JWTPayload,
   type JWTVerifyGetKey,
 } from 'jose';
-import type { Config } from '../../config.js';
+import { ConfigError, type Config } from '../../config.js';
 import { unavailable } from '../errors.js';
 
 export interface TokenClaims {
@@ -47,6 +47,19 @@ class KeySetUnavailable extends Error {}
  */
 const TOKEN_FAULTS = new Set<string>([errors.JWKSNoMatchingKey.code, errors.JWKSMultipleMatchingKeys.code, errors.JOSENotSupported.code]);
 
+/**
+ * A JWKS file, read once at start. A file that cannot be read or holds no key set stops
+ * the start with that one line (config.ts's problems), not a stack trace.
+ */
+function localKeySet(source: string): JWTVerifyGetKey {
+  const path = source.startsWith('file:') ? fileURLToPath(source) : source;
+  try {
+    return createLocalJWKSet(JSON.parse(readFileSync(path, 'utf8')));
+  } catch (error) {
+    throw new ConfigError([`JWT_JWKS_URL: ${path} is not a readable JSON Web Key Set (${error instanceof Error ? error.message : String(error)})`]);
+  }
+}
+
 function remoteKeySet(url: URL, fetchKeys: FetchImplementation | undefined): JWTVerifyGetKey {
   const keys = createRemoteJWKSet(url, fetchKeys ? { [customFetch]: fetchKeys } : {});
   return async (header, token) => {
@@ -65,16 +78,18 @@ export interface TokenVerifierOptions {
 }
 
 export function createTokenVerifier(config: Config, clock: () => number, options: TokenVerifierOptions = {}): TokenVerifier | undefined {
-  let key: Uint8Array | JWTVerifyGetKey;
-  let algorithms: string[] | undefined;
+  const secret = config.jwtSecret ? new TextEncoder().encode(config.jwtSecret) : undefined;
+  let keySet: JWTVerifyGetKey | undefined;
   if (config.jwtJwksUrl) {
     const source = config.jwtJwksUrl;
-    if (/^https?:/.test(source)) key = remoteKeySet(new URL(source), options.fetchKeys);
-    else key = createLocalJWKSet(JSON.parse(readFileSync(source.startsWith('file:') ? fileURLToPath(source) : source, 'utf8')));
-  } else if (config.jwtSecret) {
-    key = new TextEncoder().encode(config.jwtSecret);
-    algorithms = ['HS256'];
-  } else return undefined;
+    keySet = /^https?:/.test(source) ? remoteKeySet(new URL(source), options.fetchKeys) : localKeySet(source);
+  }
+  if (!secret && !keySet) return undefined;
+  // With both, a token's `alg` chooses: HS256 is checked with the secret (the tokens
+  // POST /v1/auth/token signs), any other with the key set. A key set never verifies an
+  // HS256 token and the secret never another algorithm, so neither can stand in for the other.
+  const key: JWTVerifyGetKey | Uint8Array = keySet ? (secret ? (header, token) => (header.alg === 'HS256' ? secret : keySet(header, token)) : keySet) : secret!;
+  const algorithms = keySet ? undefined : ['HS256'];
 
   return async (token) => {
     let payload: JWTPayload;

@@ -7,8 +7,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Config } from '../../config.js';
 import type { Database } from '../../db/database.js';
-import { createApiKey } from '../access/api-keys.js';
-import { forbidden, notFound } from '../errors.js';
+import { createApiKey, keyNameProblem } from '../access/api-keys.js';
+import { badRequest, forbidden, notFound } from '../errors.js';
 import { ProblemSchema } from './schemas.js';
 
 export interface AdminDeps {
@@ -54,6 +54,8 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
     },
     onRequest: requireAdmin,
     handler: async (request: FastifyRequest<{ Body: { name: string } }>, reply) => {
+      const problem = keyNameProblem(request.body.name);
+      if (problem) throw badRequest('name', problem);
       const created = await createApiKey(db, { orgId: request.caller.orgId, userId: request.caller.userId, name: request.body.name });
       const row = await db.selectFrom('api_keys').select(['created_at']).where('id', '=', created.id).executeTakeFirstOrThrow();
       return reply.code(201).send({ id: created.id, name: created.name, prefix: created.prefix, key: created.key, creator: request.caller.email, createdAt: iso(row.created_at), lastUsedAt: null, revokedAt: null });
