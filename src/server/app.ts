@@ -103,25 +103,32 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     sendProblem(new ApiError({ status: 404, code: 'PR404', title: 'Not Found', detail: `no endpoint ${request.method} ${request.url.split('?')[0]}` }), request, reply),
   );
 
-  // Security headers; the CSP is left to /docs' own page (a JSON API has no documents to protect).
-  await app.register(helmet, { contentSecurityPolicy: false });
-  // CORS only for the origins an operator lists.
-  if (deps.config.corsOrigins.length) await app.register(cors, corsOptions(deps.config.corsOrigins));
-  // Tracked from here, so the documentation's paths answer 405 to other methods too.
-  const addMethodNotAllowed = trackRoutesForMethodNotAllowed(app);
-  await registerDocs(app);
-  registerHealthRoutes(app, { database: deps.database });
-  // One versions reader for the access stage and the reports: one read per round trip.
-  const readState = serviceStateReader(deps.database.db);
-  const columnStore = deps.config.columnStoreMb > 0 ? { maxBytes: deps.config.columnStoreMb * 1024 * 1024 } : false;
-  const reports: ReportService = createReportService({ readState, columnStore, ...deps.reports, database: deps.database, clock });
-  await registerAccess(app, { config: deps.config, database: deps.database, clock, readState, ...deps.access });
-  const answers = createAnswerMemo();
-  registerReportAnalyticsRoutes(app, { reports, clock, answers });
-  registerChannelEcosystemRoutes(app, { reports, clock, answers });
-  registerAdminRoutes(app, { database: deps.database, config: deps.config, clock });
-  registerAuthRoutes(app, { database: deps.database, config: deps.config, clock });
-  addMethodNotAllowed();
+  // A start that fails halfway closes what it opened (the rate limiter's Redis connection,
+  // say): an open handle would keep a process alive that neither serves nor exits.
+  try {
+    // Security headers; the CSP is left to /docs' own page (a JSON API has no documents to protect).
+    await app.register(helmet, { contentSecurityPolicy: false });
+    // CORS only for the origins an operator lists.
+    if (deps.config.corsOrigins.length) await app.register(cors, corsOptions(deps.config.corsOrigins));
+    // Tracked from here, so the documentation's paths answer 405 to other methods too.
+    const addMethodNotAllowed = trackRoutesForMethodNotAllowed(app);
+    await registerDocs(app);
+    registerHealthRoutes(app, { database: deps.database });
+    // One versions reader for the access stage and the reports: one read per round trip.
+    const readState = serviceStateReader(deps.database.db);
+    const columnStore = deps.config.columnStoreMb > 0 ? { maxBytes: deps.config.columnStoreMb * 1024 * 1024 } : false;
+    const reports: ReportService = createReportService({ readState, columnStore, ...deps.reports, database: deps.database, clock });
+    await registerAccess(app, { config: deps.config, database: deps.database, clock, readState, ...deps.access });
+    const answers = createAnswerMemo();
+    registerReportAnalyticsRoutes(app, { reports, clock, answers });
+    registerChannelEcosystemRoutes(app, { reports, clock, answers });
+    registerAdminRoutes(app, { database: deps.database, config: deps.config, clock });
+    registerAuthRoutes(app, { database: deps.database, config: deps.config, clock });
+    addMethodNotAllowed();
+  } catch (error) {
+    await app.close().catch(() => {});
+    throw error;
+  }
   return app;
 }
 

@@ -52,8 +52,9 @@ const BEARER = /^Bearer\s+([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)$/i;
 export async function registerAccess(app: FastifyInstance, options: AccessOptions): Promise<void> {
   const { db } = options.database;
   app.decorateRequest('caller', null as unknown as Caller);
-  const limiter = options.limiter ?? defaultLimiter(app, options);
+  // First: a JWKS file that cannot be read stops the start before any connection is opened.
   const verifyToken = createTokenVerifier(options.config, options.clock);
+  const limiter = options.limiter ?? defaultLimiter(app, options);
   const lastUsed = lastUsedRecorder(db, options.clock);
   const readState = options.readState ?? serviceStateReader(db);
   // Only callers that were let in are kept; unknown and revoked keys are read every time,
