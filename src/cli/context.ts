@@ -4,15 +4,18 @@ import { isDatabaseUnavailable, openDatabase, type Database } from '../db/databa
 import { CliFailure } from './failure.js';
 import { forwardToServer, socketOf, type Output } from './control-client.js';
 
-/** The configured database, opened and migrated; one that cannot be reached is said in one line. */
+/** The configured database, opened and migrated; one that cannot be reached or opened is said in one line. */
 export async function openConfigured(config: Config): Promise<Database> {
   try {
     return await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, statementTimeoutMs: config.statementTimeoutMs });
   } catch (error) {
     const cause = (error as { cause?: unknown }).cause ?? error;
+    const message = cause instanceof Error ? cause.message : String(cause);
+    // The embedded database fails to open for reasons of its folder (a file in its place, no
+    // permission): said in one line as well.
+    if (!config.databaseUrl) throw new CliFailure(`cannot open the embedded database in ${config.dataDir} (DATA_DIR): ${message}`);
     if (!isDatabaseUnavailable(cause)) throw error;
-    const where = config.databaseUrl ? redactedUrl(config.databaseUrl) : `the embedded database in ${config.dataDir}`;
-    throw new CliFailure(`cannot reach ${where}: ${cause instanceof Error ? cause.message : String(cause)}`);
+    throw new CliFailure(`cannot reach ${redactedUrl(config.databaseUrl)}: ${message}`);
   }
 }
 
@@ -21,6 +24,8 @@ function redactedUrl(raw: string): string {
   try {
     const url = new URL(raw);
     if (url.password) url.password = '***';
+    // pg also reads passwords from the query string.
+    for (const key of [...url.searchParams.keys()]) if (/password/i.test(key)) url.searchParams.set(key, '***');
     return url.toString();
   } catch {
     return 'the database';

@@ -55,7 +55,15 @@ const log = (err: unknown) => process.stderr.write(`partner-reports: a command r
  * the command line's operations served beside it; the socket closes if the start fails.
  */
 export async function startWithOperations<T>(config: Config, database: Database, start: (beforeStop: () => Promise<void>) => Promise<T>): Promise<T> {
-  const control = await listenForOperations(config, database);
+  let control: ControlSocket;
+  try {
+    control = await listenForOperations(config, database);
+  } catch (e) {
+    // A temporary directory that is missing or not writable, say: said in one line, and the
+    // database closed (an open PGlite would keep the process alive).
+    await database.close().catch(() => {});
+    throw new CliFailure(`cannot open the control socket for commands beside the server (${controlSocketPath(config.dataDir)}): ${e instanceof Error ? e.message : String(e)}`);
+  }
   try {
     return await start(() => control.close());
   } catch (e) {

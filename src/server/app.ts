@@ -44,6 +44,9 @@ export interface AppDeps {
 
 export type App = FastifyInstance;
 
+/** Answers the same for everyone: the probes and the API description. */
+const SHARED_ANSWERS = /^\/(healthz|readyz|openapi\.json|docs)(\/|$)/;
+
 export async function buildApp(deps: AppDeps): Promise<App> {
   const clock = deps.clock ?? Date.now;
   const app = Fastify({
@@ -73,15 +76,19 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   // Answers depend on the caller, whose credentials travel in `api-key`, a header shared
   // caches do not know (RFC 9111 section 3.5 keeps them from reusing answers only to
-  // requests with Authorization): `private` keeps every answer but the probes' and the
-  // documentation's out of them, `no-cache` lets a client keep one and revalidate it with
-  // its ETag, and Vary names what the answer depends on.
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (request.routeOptions.config?.public && request.routeOptions.url !== undefined) return payload;
-    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'private, no-cache');
-    const vary = reply.getHeader('vary');
-    reply.header('vary', vary === undefined || vary === '' ? 'api-key, authorization' : `${String(vary)}, api-key, authorization`);
-    return payload;
+  // requests with Authorization): `private` keeps every answer but the probes' and the API
+  // description's out of them (errors included), `no-cache` lets a client keep one and
+  // revalidate it with its ETag, and Vary names what the answer depends on. Sign-in answers
+  // hold or refuse a credential: no cache keeps them at all (RFC 6749 section 5.1).
+  // A plain function, not async: an async hook would defer every later onSend hook.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const path = request.url.split('?', 1)[0]!;
+    if (!SHARED_ANSWERS.test(path)) {
+      reply.header('cache-control', path === '/v1/auth/token' ? 'no-store' : 'private, no-cache');
+      const vary = reply.getHeader('vary');
+      reply.header('vary', vary === undefined || vary === '' ? 'api-key, authorization' : `${String(vary)}, api-key, authorization`);
+    }
+    done(null, payload);
   });
 
   // Response schemas document the API (OpenAPI); serialization is plain JSON.stringify so
@@ -254,6 +261,7 @@ const topField = (field: string): string => field.split(/[.[]/, 1)[0]!;
  */
 async function withOtherProblems(api: ApiError, error: unknown, request: FastifyRequest, query = (request.query ?? {}) as Record<string, unknown>): Promise<ApiError> {
   const context = (error as { validationContext?: string }).validationContext;
+  if (context === 'querystring' && api.errors) return queryRefused(api, request, query);
   if (context !== 'body' || !api.errors) return api;
   const { planProblems, queryProblems } = request.routeOptions.config ?? {};
   const body = request.body;
@@ -271,6 +279,26 @@ async function withOtherProblems(api: ApiError, error: unknown, request: Fastify
   const seen = new Set(api.errors.map((e) => `${e.field}\n${e.message}`));
   const added = more.filter((e) => !seen.has(`${e.field}\n${e.message}`));
   return added.length ? validationError([...api.errors, ...added]) : api;
+}
+
+/**
+ * The query string refused by its schema: a parameter given twice (`page=1&page=2`) is an
+ * array where the schema says string. Fastify checks the body first, so the body passed
+ * its schema, and the planner can list every problem of the request: the query's as it
+ * names them ("given more than once"), the body's with them. Its list replaces the
+ * schema's, which would say only "must be string" about a parameter sent as strings.
+ */
+async function queryRefused(api: ApiError, request: FastifyRequest, query: Record<string, unknown>): Promise<ApiError> {
+  const { planProblems, queryProblems } = request.routeOptions.config ?? {};
+  const body = request.body;
+  let found: FieldError[] = [];
+  try {
+    if (planProblems && body !== null && typeof body === 'object' && !Array.isArray(body)) found = await planProblems(request, { body: body as Record<string, unknown>, query });
+    else if (queryProblems) found = queryProblems(query);
+  } catch (err) {
+    request.log.warn({ err }, 'the planner could not list the problems of a refused query');
+  }
+  return found.length ? validationError(found) : api;
 }
 
 /**

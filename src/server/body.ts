@@ -3,7 +3,8 @@
  * body that is not JSON). Decided here, before any route sees the body:
  * - `application/json` (any case, any parameters) is parsed; an empty or blank body is `{}`
  *   (filterdata and columns accept an empty body), and so is an empty body of any other
- *   type (`curl -d ''` labels one form-encoded): there is nothing in it that is not JSON.
+ *   type (`Content-Length: 0`; `curl -d ''` labels one form-encoded): there is nothing in
+ *   it that is not JSON.
  * - A UTF-8 byte order mark before the JSON is skipped (RFC 8259 section 8.1 lets a parser
  *   ignore it; PowerShell 5 writes one).
  * - A `charset` other than UTF-8 is 415 naming the one allowed: decoding latin-1 bytes as
@@ -47,9 +48,11 @@ export function registerBodyParsers(app: FastifyInstance): void {
       done(validationError([{ field: 'body', message: 'is not valid JSON' }], 'PR101'), undefined);
     }
   });
-  // Every other type (and a body without one): empty is `{}`, anything else 415.
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => {
-    if (body.length === 0) return done(null, {});
+  // Every other type (and a body without one): an empty one (Content-Length: 0) is `{}`,
+  // anything else 415 at once, without reading it (so a large one is 415, not 413).
+  app.addContentTypeParser('*', (request, _payload, done) => {
+    const length = request.headers['content-length'];
+    if (length === '0' || (length === undefined && request.headers['transfer-encoding'] === undefined)) return done(null, {});
     done(notJson(), undefined);
   });
 }

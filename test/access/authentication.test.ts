@@ -112,11 +112,14 @@ for (const engine of engines) {
       assert.equal(typeof revoked.revokedAt, 'string');
       assert.equal((await admin('POST', '/v1/admin/api-keys', { name: '' })).statusCode, 400);
       // A name is a label: no tab or line break (they would break `keys list`), as on the command line.
-      for (const name of ['tab\there', 'two\nlines', 'x'.repeat(101)]) {
+      for (const name of ['tab\there', 'two\nlines', 'x'.repeat(101), 'a\u202eb']) {
         const refused = await admin('POST', '/v1/admin/api-keys', { name });
         assert.equal(refused.statusCode, 400, JSON.stringify(name));
         assert.equal(refused.json().errors[0].field, 'name');
       }
+      // With another field the schema refuses, the name is named in the same answer.
+      const both = await admin('POST', '/v1/admin/api-keys', { name: 'a\nb', foo: 1 });
+      assert.deepEqual(both.json().errors.map((e: any) => e.field).sort(), ['foo', 'name']);
       const keysCreate = (name: string) => runKeysCreate({ database: f.database, out: () => {} } as never, { org: ORG.ACME, user: USERS.ACME_ADMIN, name });
       await assert.rejects(keysCreate('tab\there'), /--name must be 1-100 characters without control characters/);
       await assert.rejects(keysCreate(''), /--name must be 1-100 characters/);
@@ -148,10 +151,16 @@ for (const engine of engines) {
         await f.app.inject({ method: 'POST', url: '/v1/report-analytics/report/GLOBAL_VERTICAL_ACCOUNTS/records', headers: { 'api-key': f.keys.acme }, payload: {} }),
         await f.app.inject({ method: 'POST', url: '/v1/report-analytics/report/GLOBAL_VERTICAL_ACCOUNTS/download', headers: { 'api-key': f.keys.acme }, payload: {} }),
         await get({}),
+        await f.app.inject({ method: 'PUT', url: '/v1/channelecosystem/records' }),
+        await f.app.inject({ method: 'POST', url: '/v1/report-analytics/report/NOPE/records', payload: {} }),
+        await f.app.inject({ method: 'GET', url: '/nowhere' }),
       ]) {
         assert.equal(res.headers['cache-control'], 'private, no-cache', String(res.statusCode));
         assert.match(String(res.headers.vary), /api-key, authorization/);
       }
+      for (const url of ['/healthz', '/openapi.json', '/docs/']) assert.equal((await f.app.inject({ method: 'GET', url })).headers['cache-control'], undefined, url);
+      const refusedSignIn = await f.app.inject({ method: 'POST', url: '/v1/auth/token', payload: {} });
+      assert.deepEqual([refusedSignIn.statusCode, refusedSignIn.headers['cache-control']], [400, 'no-store']);
       assert.equal(ok.headers['access-control-allow-origin'], undefined, 'CORS is off by default');
       assert.ok(ok.headers['x-request-id']);
       const echoed = await f.app.inject({ method: 'GET', url: URL, headers: { 'api-key': f.keys.acme, 'x-request-id': 'abc-123' } });

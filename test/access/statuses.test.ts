@@ -84,6 +84,8 @@ for (const engine of engines) {
       assertProblem(gzip, 415);
       assert.equal(gzip.headers['accept-encoding'], 'identity');
       assert.equal((await post(`${GVA}/records`, '{}', { 'content-encoding': 'identity' })).statusCode, 200);
+      // Another type is refused without being read: 415 however large.
+      assertProblem(await post(`${GVA}/records`, 'x'.repeat(2 * 1024 * 1024), { 'content-type': 'text/plain' }), 415);
     });
 
     test('schema problems name array items [i] and object keys .key, as the planner does', async () => {

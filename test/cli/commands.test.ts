@@ -68,9 +68,15 @@ test('a command that cannot start says why in one line and exits, on the embedde
     assert.notEqual(range.status, 0);
     assert.match(range.stderr, /--port must be an integer from 0 to 65535/);
     // A database server that cannot be reached: one line, its password not printed.
-    const unreachable = cli({ DATABASE_URL: 'postgres://postgres:s3cret@127.0.0.1:1/nowhere' }, 'keys', 'list', '--org', ORG.ACME);
+    const unreachable = cli({ DATABASE_URL: 'postgres://postgres:s3cret@127.0.0.1:1/nowhere?sslmode=disable&password=hunter2' }, 'keys', 'list', '--org', ORG.ACME);
     assert.equal(unreachable.status, 1);
-    assert.equal(unreachable.stderr, 'partner-reports: cannot reach postgres://postgres:***@127.0.0.1:1/nowhere: connect ECONNREFUSED 127.0.0.1:1\n');
+    assert.equal(unreachable.stderr, 'partner-reports: cannot reach postgres://postgres:***@127.0.0.1:1/nowhere?sslmode=disable&password=***: connect ECONNREFUSED 127.0.0.1:1\n');
+    // An embedded database whose folder is a file: one line too.
+    const file = join(tmp('pr-cli-file-'), 'data');
+    writeFileSync(file, 'not a folder');
+    const notFolder = cli({ DATA_DIR: file, DATABASE_URL: '' }, 'keys', 'list', '--org', ORG.ACME);
+    assert.equal(notFolder.status, 1);
+    assert.match(notFolder.stderr, /^partner-reports: cannot open the embedded database in .*data \(DATA_DIR\): [^\n]+\n$/);
   } finally {
     busy.close();
   }

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { ConfigError, DEFAULT_COLUMN_STORE_MB, DEFAULT_HEAP_GROWTH_PERCENT, loadConfig } from '../../src/config.js';
 import { limitHeapGrowth } from '../../src/server/heap.js';
+import { createTokenVerifier } from '../../src/server/access/jwt.js';
 
 test('defaults', () => {
   const c = loadConfig({});
@@ -42,10 +43,13 @@ test('every bad value is named at once, with what is allowed', () => {
 });
 
 test('JWT_JWKS_URL: an http(s) or file: URL, or a file path (relative ones too); other schemes are refused', () => {
-  for (const ok of ['https://idp.example/jwks.json', 'file:///etc/jwks.json', '/etc/jwks.json', './jwks.json', 'jwks.json', 'keys/jwks.json']) {
+  for (const ok of ['https://idp.example/jwks.json', 'HTTPS://idp.example/jwks.json', 'file:///etc/jwks.json', 'FILE:///etc/jwks.json', '/etc/jwks.json', './jwks.json', 'jwks.json', 'keys/jwks.json']) {
     assert.equal(loadConfig({ JWT_JWKS_URL: ok }).jwtJwksUrl, ok);
   }
   assert.throws(() => loadConfig({ JWT_JWKS_URL: 'ftp://idp.example/jwks.json' }), /JWT_JWKS_URL: must be an http\(s\) URL, a file: URL or a file path/);
+  // The scheme in any case is read as that scheme (a file: URL, not a relative path named "FILE:...").
+  assert.throws(() => createTokenVerifier({ ...loadConfig({}), jwtJwksUrl: 'FILE:///no/such/jwks.json' }, Date.now), /JWT_JWKS_URL: \/no\/such\/jwks\.json is not a readable/);
+  assert.ok(createTokenVerifier({ ...loadConfig({}), jwtJwksUrl: 'HTTPS://idp.example/jwks.json' }, Date.now), 'a remote key set, fetched when first needed');
 });
 
 test('the heap growth becomes V8\'s flag; 0 leaves V8 alone', () => {

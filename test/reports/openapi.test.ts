@@ -29,6 +29,13 @@ test('GET /openapi.json lists every endpoint with its body, responses and securi
     assert.deepEqual(Object.keys(doc.components.securitySchemes).sort(), ['apiKey', 'bearer']);
     const body = doc.paths['/v1/report-analytics/report/ATTRIBUTION_EVENTS/records'].post.requestBody.content['application/json'].schema;
     assert.deepEqual(Object.keys(body.properties).sort(), ['columns', 'context', 'filters', 'search']);
+    // Query parameters as a client sends them once: a string each (a repeated one is a problem
+    // the service names, not a type to offer); `sort` alone repeats.
+    const params = (url: string) => Object.fromEntries(doc.paths[url].post.parameters.filter((q: any) => q.in === 'query').map((q: any) => [q.name, q.schema]));
+    const records = params('/v1/report-analytics/report/GLOBAL_VERTICAL_ACCOUNTS/records');
+    const values = params('/v1/report-analytics/report/GLOBAL_VERTICAL_ACCOUNTS/filterdata');
+    for (const q of [records.page, records.size, values.page, values.size, values.filterField, values.filterSearch]) assert.equal(q.type, 'string', JSON.stringify(q));
+    assert.ok(records.sort.anyOf, 'sort is a string or an array');
     const page = await app.inject({ method: 'GET', url: '/docs/' });
     assert.equal(page.statusCode, 200);
     assert.match(page.body, /swagger/i);

@@ -52,7 +52,8 @@ const TOKEN_FAULTS = new Set<string>([errors.JWKSNoMatchingKey.code, errors.JWKS
  * the start with that one line (config.ts's problems), not a stack trace.
  */
 function localKeySet(source: string): JWTVerifyGetKey {
-  const path = source.startsWith('file:') ? fileURLToPath(source) : source;
+  // Schemes are case-insensitive (RFC 3986 3.1), as config.ts accepts them.
+  const path = /^file:/i.test(source) ? fileURLToPath(new URL(source)) : source;
   try {
     return createLocalJWKSet(JSON.parse(readFileSync(path, 'utf8')));
   } catch (error) {
@@ -82,7 +83,7 @@ export function createTokenVerifier(config: Config, clock: () => number, options
   let keySet: JWTVerifyGetKey | undefined;
   if (config.jwtJwksUrl) {
     const source = config.jwtJwksUrl;
-    keySet = /^https?:/.test(source) ? remoteKeySet(new URL(source), options.fetchKeys) : localKeySet(source);
+    keySet = /^https?:/i.test(source) ? remoteKeySet(new URL(source), options.fetchKeys) : localKeySet(source);
   }
   if (!secret && !keySet) return undefined;
   // With both, a token's `alg` chooses: HS256 is checked with the secret (the tokens

@@ -45,7 +45,13 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
   const { db } = deps.database;
   const tags = ['admin'];
 
+  /** The name's rule beyond its length; also listed when the schema refuses another field (contract section 1). */
+  const nameProblems = (body: Record<string, unknown>) => {
+    const problem = typeof body.name === 'string' ? keyNameProblem(body.name) : undefined;
+    return problem ? [{ field: 'name', message: problem }] : [];
+  };
   app.post('/v1/admin/api-keys', {
+    config: { planProblems: async (_request, { body }) => nameProblems(body) },
     schema: {
       tags,
       summary: 'Generate an API key (shown once)',
@@ -54,8 +60,8 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
     },
     onRequest: requireAdmin,
     handler: async (request: FastifyRequest<{ Body: { name: string } }>, reply) => {
-      const problem = keyNameProblem(request.body.name);
-      if (problem) throw badRequest('name', problem);
+      const problems = nameProblems(request.body);
+      if (problems.length) throw badRequest('name', problems[0]!.message);
       const created = await createApiKey(db, { orgId: request.caller.orgId, userId: request.caller.userId, name: request.body.name });
       const row = await db.selectFrom('api_keys').select(['created_at']).where('id', '=', created.id).executeTakeFirstOrThrow();
       return reply.code(201).send({ id: created.id, name: created.name, prefix: created.prefix, key: created.key, creator: request.caller.email, createdAt: iso(row.created_at), lastUsedAt: null, revokedAt: null });

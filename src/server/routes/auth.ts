@@ -3,7 +3,7 @@
  * for the bearer fallback. Unknown email and wrong password get the same 401 after the
  * same work; attempts are limited per email and per client address.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { SignJWT } from 'jose';
 import type { Config } from '../../config.js';
@@ -38,9 +38,8 @@ export function registerAuthRoutes(app: FastifyInstance, deps: { database: Datab
         503: ProblemSchema,
       },
     },
-    handler: async (request: FastifyRequest<{ Body: { email: string; password: string; org?: string } }>, reply: FastifyReply) => {
-      // A token is a credential: no cache keeps it (RFC 6749 section 5.1).
-      reply.header('cache-control', 'no-store');
+    // Cache-Control: no-store on every answer of this route (app.ts).
+    handler: async (request: FastifyRequest<{ Body: { email: string; password: string; org?: string } }>) => {
       if (!deps.config.jwtSecret) throw unavailable('token issuing is not configured (JWT_SECRET is not set)', 3600);
       const email = request.body.email.trim().toLowerCase();
       for (const identity of [`email:${email}`, `ip:${request.ip}`]) {

@@ -151,18 +151,10 @@ export const ReportRequestSchema = Type.Object(
   { additionalProperties: false, title: 'ReportRequest' },
 );
 
-/**
- * A query parameter the service reads once. The schema takes it repeated too, so that
- * the service names it ("given more than once") in the same answer as the request's
- * other problems (contract section 1): a schema failure on the query would stop the
- * request with that one problem alone.
- */
-const onceParam = (description: string) => Type.Union([Type.String(), Type.Array(Type.String())], { description: `${description}; given once` });
-
 export const PagingQuerySchema = Type.Object(
   {
-    page: Type.Optional(onceParam('zero-based page index (default 0)')),
-    size: Type.Optional(onceParam('page size (default 20, maximum 2000; larger is clamped)')),
+    page: Type.Optional(Type.String({ description: 'zero-based page index (default 0)' })),
+    size: Type.Optional(Type.String({ description: 'page size (default 20, maximum 2000; larger is clamped)' })),
     sort: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())], { description: '`property,asc|desc`; repeatable' })),
   },
   { additionalProperties: true },
@@ -172,10 +164,10 @@ export const FilterDataQuerySchema = Type.Object(
   {
     // Required, but checked by the service, so that a missing one is listed with the
     // request's other problems instead of alone (contract section 1).
-    filterField: Type.Optional(onceParam('the column to list values of (required)')),
-    filterSearch: Type.Optional(onceParam('keep only values containing this text (case-insensitive)')),
-    page: Type.Optional(onceParam('zero-based page index (default 0)')),
-    size: Type.Optional(onceParam('page size of the values (default 20, maximum 2000; larger is clamped)')),
+    filterField: Type.Optional(Type.String({ description: 'the column to list values of (required)' })),
+    filterSearch: Type.Optional(Type.String({ description: 'keep only values containing this text (case-insensitive)' })),
+    page: Type.Optional(Type.String({ description: 'zero-based page index (default 0)' })),
+    size: Type.Optional(Type.String({ description: 'page size of the values (default 20, maximum 2000; larger is clamped)' })),
     sort: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())], { description: 'validated as on /records (contract section 2); the values keep their ascending order' })),
   },
   { additionalProperties: true },
