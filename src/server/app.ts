@@ -44,6 +44,8 @@ export interface AppDeps {
 
 export type App = FastifyInstance;
 
+const notFoundPath = (request: FastifyRequest) => new ApiError({ status: 404, code: 'PR404', title: 'Not Found', detail: `no endpoint ${request.method} ${request.url.split('?')[0]}` });
+
 /** Answers the same for everyone: the probes and the API description. */
 const SHARED_ANSWERS = /^\/(healthz|readyz|openapi\.json|docs)(\/|$)/;
 
@@ -73,6 +75,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // An unknown path is 404 before its body is read (a body it sends is never 415 or 413).
+    if (request.routeOptions.url === undefined) throw notFoundPath(request);
   });
   // Answers depend on the caller, whose credentials travel in `api-key`, a header shared
   // caches do not know (RFC 9111 section 3.5 keeps them from reusing answers only to
@@ -106,9 +110,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
 
   app.setErrorHandler(async (error: FastifyError | ApiError, request, reply) => sendProblem(await withOtherProblems(toApiError(error, request.body), error, request), request, reply));
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(new ApiError({ status: 404, code: 'PR404', title: 'Not Found', detail: `no endpoint ${request.method} ${request.url.split('?')[0]}` }), request, reply),
-  );
+  app.setNotFoundHandler((request, reply) => sendProblem(notFoundPath(request), request, reply));
 
   // A start that fails halfway closes what it opened (the rate limiter's Redis connection,
   // say): an open handle would keep a process alive that neither serves nor exits.

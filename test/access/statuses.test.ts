@@ -56,6 +56,13 @@ for (const engine of engines) {
         assertProblem(docs, 405);
         assert.equal(docs.headers.allow, 'GET', url);
       }
+      // Decided before the body is read: what the body is does not matter.
+      const big = 'x'.repeat(2 * 1024 * 1024);
+      for (const [method, url, status] of [['POST', '/v1/nope', 404], ['PUT', `${GVA}/records`, 405], ['POST', '/v1/attribution/event-types', 405]] as const) {
+        for (const [type, payload] of [['text/plain', 'x'], ['application/json', '{bad'], ['application/json', big]]) {
+          assertProblem(await f.app.inject({ method, url, headers: { 'content-type': type! }, payload }), status);
+        }
+      }
       for (const method of ['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS'] as const) {
         const unknown = await f.app.inject({ method, url: '/v1/report-analytics/report/NOPE/records' });
         assert.equal(unknown.statusCode, 404, method);

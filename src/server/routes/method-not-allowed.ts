@@ -24,15 +24,11 @@ export function trackRoutesForMethodNotAllowed(app: FastifyInstance): () => void
       const missing = METHODS.filter((m) => !methods.has(m) && !(m === 'HEAD' && methods.has('GET')));
       if (!missing.length) continue;
       const allow = [...methods].filter((m) => m !== 'HEAD').join(', ');
-      app.route({
-        method: missing,
-        url,
-        config: { public: true },
-        schema: { hide: true },
-        handler: async () => {
-          throw new ApiError({ status: 405, code: 'PR405', title: 'Method Not Allowed', detail: `this endpoint allows ${allow}`, headers: { allow } });
-        },
-      });
+      const refuse = async () => {
+        throw new ApiError({ status: 405, code: 'PR405', title: 'Method Not Allowed', detail: `this endpoint allows ${allow}`, headers: { allow } });
+      };
+      // Answered in onRequest, before the body is read: a wrong method is 405 whatever it sends.
+      app.route({ method: missing, url, config: { public: true }, schema: { hide: true }, onRequest: refuse, handler: refuse });
     }
   };
 }
