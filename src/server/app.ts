@@ -269,10 +269,14 @@ async function withOtherProblems(api: ApiError, error: unknown, request: Fastify
   const body = request.body;
   let more: FieldError[] = [];
   if (planProblems && body !== null && typeof body === 'object' && !Array.isArray(body)) {
-    const refused = new Set(api.errors.map((e) => topField(e.field)));
-    const rest = Object.fromEntries(Object.entries(body as Record<string, unknown>).filter(([k]) => !refused.has(k)));
+    const validation = (error as { validation?: SchemaError[] }).validation;
+    // Without the schema's own errors (the NUL check's list), whole top-level fields go.
+    const { rest, fields } = validation
+      ? withoutRefused(body as Record<string, unknown>, validation)
+      : { rest: Object.fromEntries(Object.entries(body as Record<string, unknown>).filter(([k]) => !api.errors!.some((e) => topField(e.field) === k))), fields: api.errors.map((e) => topField(e.field)) };
+    const refused = (field: string) => fields.some((r) => field === r || field.startsWith(`${r}.`) || field.startsWith(`${r}[`));
     try {
-      more = (await planProblems(request, { body: rest, query })).filter((e) => !refused.has(topField(e.field)));
+      more = (await planProblems(request, { body: rest, query })).filter((e) => !refused(e.field));
     } catch (err) {
       // The planner could not run (the database is down, say): the schema's problems stand alone.
       request.log.warn({ err }, 'the planner could not list the other problems of a refused body');
@@ -281,6 +285,35 @@ async function withOtherProblems(api: ApiError, error: unknown, request: Fastify
   const seen = new Set(api.errors.map((e) => `${e.field}\n${e.message}`));
   const added = more.filter((e) => !seen.has(`${e.field}\n${e.message}`));
   return added.length ? validationError([...api.errors, ...added]) : api;
+}
+
+type SchemaError = { instancePath: string; params?: { additionalProperty?: unknown; missingProperty?: unknown } };
+
+/**
+ * The body without what the schema refused, for the planner to check the rest, and the
+ * refused fields as problems name them. Only the refused value goes: `filters.city` of
+ * `{"filters": {"city": 5, "nope": "x"}}`, so `filters.nope` is still checked (the whole
+ * of `filters` used to go). A refused array item becomes "" (no string array of a body
+ * has a valid ""), keeping the other items at their indexes, so the planner names them as
+ * the caller wrote them; whatever it says about a refused field or inside one is left out.
+ */
+function withoutRefused(body: Record<string, unknown>, validation: readonly SchemaError[]): { rest: Record<string, unknown>; fields: string[] } {
+  const rest = structuredClone(body);
+  const fields: string[] = [];
+  for (const v of validation) {
+    // As toApiError names the field.
+    const extra = v.params?.additionalProperty !== undefined ? `/${String(v.params.additionalProperty)}` : v.params?.missingProperty !== undefined ? `/${String(v.params.missingProperty)}` : '';
+    const pointer = `${v.instancePath}${extra}`;
+    fields.push(fieldPath(pointer, body) || 'body');
+    const steps = pointer.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+    if (!steps.length || v.params?.missingProperty !== undefined) continue;
+    let at: unknown = rest;
+    for (const step of steps.slice(0, -1)) at = at !== null && typeof at === 'object' ? (at as Record<string, unknown>)[step] : undefined;
+    const last = steps[steps.length - 1]!;
+    if (Array.isArray(at)) at[Number(last)] = '';
+    else if (at !== null && typeof at === 'object') delete (at as Record<string, unknown>)[last];
+  }
+  return { rest, fields };
 }
 
 /**

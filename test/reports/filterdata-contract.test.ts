@@ -150,9 +150,18 @@ for (const engine of engines) {
       assert.deepEqual(fields(events), ['context.eventTypeCodes', 'context.partnerPublicIds', 'filters.x', 'search']);
       const unknown = await f.problem(`${GVA}/records?page=-1&sort=nope`, { bogus: 1, filters: { nope: 'x' }, columns: ['zzz'] });
       assert.deepEqual(fields(unknown), ['bogus', 'columns[0]', 'filters.nope', 'page', 'sort']);
-      // A refused field is named once, by the schema: the planner's view of it (here: context missing) is left out.
+      // A refused field is named once, by the schema: the planner's view of it (here: missing) is left out,
+      // while the rest of the same object is checked (eventTypeCodes is missing indeed).
       const context = await f.problem(`${R}/ATTRIBUTION_EVENTS/records`, { context: { partnerPublicIds: 'x' }, filters: { nope: 'x' } });
-      assert.deepEqual(fields(context), ['context.partnerPublicIds', 'filters.nope']);
+      assert.deepEqual(fields(context), ['context.eventTypeCodes', 'context.partnerPublicIds', 'filters.nope']);
+      assert.deepEqual(fields(await f.problem(`${R}/ATTRIBUTION_EVENTS/records`, { context: 'x', search: 5 })), ['context', 'search']);
+      // Only the refused value goes: its siblings in filters, context and columns are still checked.
+      const nested = await f.problem(`${R}/ATTRIBUTION_EVENTS/records`, { context: { partnerPublicIds: ['zz'], eventTypeCodes: ['NOPE'], dateRangeDays: -1, bogus: 1 } });
+      assert.deepEqual(fields(nested), ['context.bogus', 'context.dateRangeDays', 'context.eventTypeCodes[0]', 'context.partnerPublicIds[0]']);
+      assert.deepEqual(fields(await f.problem(`${R}/ATTRIBUTION_EVENTS/records`, { context: { partnerPublicIds: [5], eventTypeCodes: ['FOO'] } })), ['context.eventTypeCodes[0]', 'context.partnerPublicIds[0]']);
+      assert.deepEqual(fields(await f.problem(`${GVA}/records`, { filters: { city: 5, nope: 'x', state: '1<->2' } })), ['filters.city', 'filters.nope', 'filters.state']);
+      // The other items keep their indexes.
+      assert.deepEqual(fields(await f.problem(`${GVA}/records`, { columns: [5, 'bad', 'city'] })), ['columns[0]', 'columns[1]']);
       for (const op of ['filterdata?filterField=nope', 'columns', 'dashboard', 'download']) {
         assert.deepEqual(fields(await f.problem(`${R}/ATTRIBUTION_EVENTS/${op}`, { context: { partnerPublicIds: [ORG.ALPHA], eventTypeCodes: ['NOPE'] }, search: 5 })), [...(op.startsWith('filterdata') ? ['filterField'] : []), 'context.eventTypeCodes[0]', 'search'].sort(), op);
       }
