@@ -133,6 +133,10 @@ export async function* readCsv(path: string, onBytes?: (n: number) => void, know
     parse({
       columns: header,
       skip_empty_lines: true,
+      // Every line ending, line by line, as the line counter and docs/api.md count them:
+      // left to itself, csv-parse takes the first line's ending for the whole file, so a
+      // CRLF file with one LF line (or the reverse) kept CRs in values or merged rows.
+      record_delimiter: ['\r\n', '\n', '\r'],
       bom: true,
       skip_records_with_error: true,
       on_record: (record: Record<string, string>, info): RawRecord => ({ line: firstLine(record, (info as unknown as { bytes: number }).bytes, lines), record: unflatten(record), fromCsv: true }),

@@ -78,6 +78,20 @@ describe('line numbers', () => {
     assert.deepEqual(found, expected);
   });
 
+  test('CSV: each line ends at its own CRLF, LF or CR, whatever the first line used', async () => {
+    const path = join(dir, 'accounts.csv');
+    writeFileSync(path, 'org,crmAccountId,name\nA,Z1,first\r\nA,Z2,second\rA,Z3,third\nA,Z4,"two\r\nlines",extra\r\nA,Z5,last\r');
+    assert.deepEqual(await read(readCsv(path)), [
+      `2: ${JSON.stringify({ org: 'A', crmAccountId: 'Z1', name: 'first' })}`,
+      `3: ${JSON.stringify({ org: 'A', crmAccountId: 'Z2', name: 'second' })}`,
+      `4: ${JSON.stringify({ org: 'A', crmAccountId: 'Z3', name: 'third' })}`,
+      '5: has 4 cells but the header has 3',
+      `7: ${JSON.stringify({ org: 'A', crmAccountId: 'Z5', name: 'last' })}`,
+    ]);
+    writeFileSync(path, 'org,crmAccountId,name\r\nA,Z1,first\nA,Z2,second,extra\n');
+    assert.deepEqual(await read(readCsv(path)), [`2: ${JSON.stringify({ org: 'A', crmAccountId: 'Z1', name: 'first' })}`, '3: has 4 cells but the header has 3']);
+  });
+
   test('NDJSON: a byte order mark before the first record is skipped', async () => {
     const path = join(dir, 'orgs.ndjson');
     writeFileSync(path, '\ufeff{"n":1}\r\n{"n":2}\r\n');
