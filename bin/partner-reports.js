@@ -11,7 +11,7 @@
 // requests in flight promoted), 1 MB made them 60% slower (docs/benchmarks.md, twelfth session). V8
 // reads it only at start-up, so it is on the command line; `node bin/partner-reports.js`
 // runs without it.
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -33,6 +33,10 @@ if (!existsSync(entry) || (existsSync(src) && newest(src) > newest(join(root, 'd
   process.stderr.write('partner-reports: building...\n');
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit', cwd: root });
+  // tsc leaves an output it would write unchanged as it is, so after a source file was only
+  // touched the build would stay older than the sources and run again every time: this
+  // file marks when the build was last brought up to date.
+  writeFileSync(join(root, 'dist', '.built'), `${new Date().toISOString()}\n`);
 }
 const { main } = await import(pathToFileURL(entry).href);
 await main(process.argv.slice(2));

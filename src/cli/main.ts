@@ -104,6 +104,11 @@ export function buildProgram(): Command {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  // A reader that stops early (`keys list | head -1`) is no failure of the command: what
+  // it did stands, and its exit status says so (an unhandled EPIPE ended it with 1).
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+  });
   const program = buildProgram();
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -6,7 +6,7 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { engines } from '../helpers/engines.js';
@@ -34,6 +34,25 @@ test('the executable starts node with a young generation of 2 x 8 MB, and runs',
   assert.match(help.stdout, /Usage: partner-reports/);
   // The flag exists in this V8 (node refuses an unknown one; this says which it is).
   assert.match(execFileSync(process.execPath, ['--v8-options'], { encoding: 'utf8' }), /--max-semi-space-size \(/);
+});
+
+test('a reader that closes early is no failure: no EPIPE stack, the exit status stands', async () => {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', '--help'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout.destroy(); // as `| head -1` does once it has its line
+  let stderr = '';
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  assert.deepEqual([code, stderr], [0, '']);
+});
+
+test('a build brought up to date is not built again after a source file is only touched', () => {
+  const bin = join(root, 'bin', 'partner-reports.js');
+  spawnSync(bin, ['--help'], { cwd: root, encoding: 'utf8', timeout: 120_000 });
+  const source = join(root, 'src', 'config.ts');
+  const now = new Date();
+  utimesSync(source, now, now);
+  assert.match(spawnSync(bin, ['--help'], { cwd: root, encoding: 'utf8', timeout: 120_000 }).stderr, /building/, 'a newer source builds');
+  assert.equal(spawnSync(bin, ['--help'], { cwd: root, encoding: 'utf8', timeout: 120_000 }).stderr, '', 'and once built, runs');
 });
 
 test('--help lists every subcommand and each subcommand describes its options', () => {
