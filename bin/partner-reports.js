@@ -36,7 +36,11 @@ if (!existsSync(entry) || (existsSync(src) && newest(src) > newest(join(root, 'd
   // tsc leaves an output it would write unchanged as it is, so after a source file was only
   // touched the build would stay older than the sources and run again every time: this
   // file marks when the build was last brought up to date.
-  writeFileSync(join(root, 'dist', '.built'), `${new Date().toISOString()}\n`);
+  try {
+    writeFileSync(join(root, 'dist', '.built'), `${new Date().toISOString()}\n`);
+  } catch {
+    // A build folder this user cannot write (a shared install): it runs, and builds again next time.
+  }
 }
 const { main } = await import(pathToFileURL(entry).href);
 await main(process.argv.slice(2));

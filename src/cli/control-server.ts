@@ -110,10 +110,17 @@ async function listenForOperations(config: Config, database: Database): Promise<
     server.once('error', reject);
     server.listen(path, () => resolve());
   });
-  chmodSync(path, 0o600);
-  // Written once the socket answers, so a command that reads it can reach the server.
   const pointer = pointerFile(config.dataDir);
-  writeFileSync(pointer, `${path}\n`, { mode: 0o600 });
+  try {
+    chmodSync(path, 0o600);
+    // Written once the socket answers, so a command that reads it can reach the server.
+    writeFileSync(pointer, `${path}\n`, { mode: 0o600 });
+  } catch (e) {
+    // A socket left listening would keep the process alive after the start failed (Node
+    // shortens an over-long socket path, so listen can succeed where chmod then fails).
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    throw e;
+  }
   return {
     close: () =>
       new Promise<void>((resolve) => {

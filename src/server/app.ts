@@ -46,8 +46,15 @@ export type App = FastifyInstance;
 
 const notFoundPath = (request: FastifyRequest) => new ApiError({ status: 404, code: 'PR404', title: 'Not Found', detail: `no endpoint ${request.method} ${request.url.split('?')[0]}` });
 
-/** Answers the same for everyone: the probes and the API description. */
+/** Routes whose answers are the same for everyone: the probes and the API description. */
 const SHARED_ANSWERS = /^\/(healthz|readyz|openapi\.json|docs)(\/|$)/;
+
+/** Cache-Control and Vary of an answer for one caller (the onSend hook below; router errors). */
+function privateAnswer(reply: FastifyReply, cacheControl: string): void {
+  reply.header('cache-control', cacheControl);
+  const vary = reply.getHeader('vary');
+  if (!/api-key/.test(String(vary ?? ''))) reply.header('vary', vary === undefined || vary === '' ? 'api-key, authorization' : `${String(vary)}, api-key, authorization`);
+}
 
 export async function buildApp(deps: AppDeps): Promise<App> {
   const clock = deps.clock ?? Date.now;
@@ -70,13 +77,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     ajv: { customOptions: { allErrors: true, coerceTypes: false, removeAdditional: false } },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     // Router-level errors (bad URL encoding, over-long path parameters) in the same format.
-    frameworkErrors: (error, request, reply) => sendProblem(toApiError(error), request, reply),
+    frameworkErrors: (error, request, reply) => {
+      // Sent before any hook runs: the headers every other answer gets.
+      reply.header('x-request-id', request.id);
+      privateAnswer(reply, 'private, no-cache');
+      return sendProblem(toApiError(error), request, reply);
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
-    // An unknown path is 404 before its body is read (a body it sends is never 415 or 413).
-    if (request.routeOptions.url === undefined) throw notFoundPath(request);
   });
   // Answers depend on the caller, whose credentials travel in `api-key`, a header shared
   // caches do not know (RFC 9111 section 3.5 keeps them from reusing answers only to
@@ -85,13 +95,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // revalidate it with its ETag, and Vary names what the answer depends on. Sign-in answers
   // hold or refuse a credential: no cache keeps them at all (RFC 6749 section 5.1).
   // A plain function, not async: an async hook would defer every later onSend hook.
+  // Decided by the route matched, not the URL's text (`/v1/auth/token/`, `%74oken` and an
+  // absolute-form request line reach the same route); an unknown path is a caller's answer.
   app.addHook('onSend', (request, reply, payload, done) => {
-    const path = request.url.split('?', 1)[0]!;
-    if (!SHARED_ANSWERS.test(path)) {
-      reply.header('cache-control', path === '/v1/auth/token' ? 'no-store' : 'private, no-cache');
-      const vary = reply.getHeader('vary');
-      reply.header('vary', vary === undefined || vary === '' ? 'api-key, authorization' : `${String(vary)}, api-key, authorization`);
-    }
+    const route = request.routeOptions.url;
+    if (route === undefined || !SHARED_ANSWERS.test(route)) privateAnswer(reply, route === '/v1/auth/token' ? 'no-store' : 'private, no-cache');
     done(null, payload);
   });
 
@@ -109,7 +117,17 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     if (nul.length) throw await withNulProblems(nul, request);
   });
 
-  app.setErrorHandler(async (error: FastifyError | ApiError, request, reply) => sendProblem(await withOtherProblems(toApiError(error, request.body), error, request), request, reply));
+  app.setErrorHandler(async (error: FastifyError | ApiError, request, reply) => {
+    const api = toApiError(error, request.body);
+    let answer = api;
+    try {
+      answer = await withOtherProblems(api, error, request);
+    } catch (err) {
+      // Listing the other problems must never turn a 400 into a 500.
+      request.log.warn({ err }, 'the other problems of a refused request could not be listed');
+    }
+    return sendProblem(answer, request, reply);
+  });
   app.setNotFoundHandler((request, reply) => sendProblem(notFoundPath(request), request, reply));
 
   // A start that fails halfway closes what it opened (the rate limiter's Redis connection,
@@ -119,6 +137,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     await app.register(helmet, { contentSecurityPolicy: false });
     // CORS only for the origins an operator lists.
     if (deps.config.corsOrigins.length) await app.register(cors, corsOptions(deps.config.corsOrigins));
+    // An unknown path is 404 before its body is read (a body it sends is never 415 or 413);
+    // after helmet's and CORS' hooks, so the 404 carries their headers as every answer does.
+    app.addHook('onRequest', async (request) => {
+      if (request.routeOptions.url === undefined) throw notFoundPath(request);
+    });
     // Tracked from here, so the documentation's paths answer 405 to other methods too.
     const addMethodNotAllowed = trackRoutesForMethodNotAllowed(app);
     await registerDocs(app);
@@ -263,8 +286,9 @@ const topField = (field: string): string => field.split(/[.[]/, 1)[0]!;
  */
 async function withOtherProblems(api: ApiError, error: unknown, request: FastifyRequest, query = (request.query ?? {}) as Record<string, unknown>): Promise<ApiError> {
   const context = (error as { validationContext?: string }).validationContext;
-  if (context === 'querystring' && api.errors) return queryRefused(api, request, query);
-  if (context !== 'body' || !api.errors) return api;
+  const listed = api.allErrors;
+  if (context === 'querystring' && listed) return queryRefused(api, listed, request, query);
+  if (context !== 'body' || !listed) return api;
   const { planProblems, queryProblems } = request.routeOptions.config ?? {};
   const body = request.body;
   let more: FieldError[] = [];
@@ -273,18 +297,19 @@ async function withOtherProblems(api: ApiError, error: unknown, request: Fastify
     // Without the schema's own errors (the NUL check's list), whole top-level fields go.
     const { rest, fields } = validation
       ? withoutRefused(body as Record<string, unknown>, validation)
-      : { rest: Object.fromEntries(Object.entries(body as Record<string, unknown>).filter(([k]) => !api.errors!.some((e) => topField(e.field) === k))), fields: api.errors.map((e) => topField(e.field)) };
-    const refused = (field: string) => fields.some((r) => field === r || field.startsWith(`${r}.`) || field.startsWith(`${r}[`));
+      : { rest: Object.fromEntries(Object.entries(body as Record<string, unknown>).filter(([k]) => !listed.some((e) => topField(e.field) === k))), fields: listed.map((e) => topField(e.field)) };
+    // What the planner says about a value it was not given (it is missing) is the schema's to say.
+    const refused = new Set(fields);
     try {
-      more = (await planProblems(request, { body: rest, query })).filter((e) => !refused(e.field));
+      more = (await planProblems(request, { body: rest, query })).filter((e) => !refused.has(e.field));
     } catch (err) {
       // The planner could not run (the database is down, say): the schema's problems stand alone.
       request.log.warn({ err }, 'the planner could not list the other problems of a refused body');
     }
   } else if (queryProblems) more = queryProblems(query);
-  const seen = new Set(api.errors.map((e) => `${e.field}\n${e.message}`));
+  const seen = new Set(listed.map((e) => `${e.field}\n${e.message}`));
   const added = more.filter((e) => !seen.has(`${e.field}\n${e.message}`));
-  return added.length ? validationError([...api.errors, ...added]) : api;
+  return added.length ? validationError([...listed, ...added]) : api;
 }
 
 type SchemaError = { instancePath: string; params?: { additionalProperty?: unknown; missingProperty?: unknown } };
@@ -295,10 +320,21 @@ type SchemaError = { instancePath: string; params?: { additionalProperty?: unkno
  * `{"filters": {"city": 5, "nope": "x"}}`, so `filters.nope` is still checked (the whole
  * of `filters` used to go). A refused array item becomes "" (no string array of a body
  * has a valid ""), keeping the other items at their indexes, so the planner names them as
- * the caller wrote them; whatever it says about a refused field or inside one is left out.
+ * the caller wrote them. Copied only along the refused paths (never the whole body, which
+ * may nest thousands deep), so the caller's body is left as it came.
  */
 function withoutRefused(body: Record<string, unknown>, validation: readonly SchemaError[]): { rest: Record<string, unknown>; fields: string[] } {
-  const rest = structuredClone(body);
+  const copies = new Map<object, Record<string, unknown> | unknown[]>();
+  const copyOf = (value: object): Record<string, unknown> | unknown[] => {
+    let copy = copies.get(value);
+    if (!copy) {
+      copy = Array.isArray(value) ? value.slice() : { ...(value as Record<string, unknown>) };
+      copies.set(value, copy);
+      copies.set(copy, copy);
+    }
+    return copy;
+  };
+  const rest = copyOf(body) as Record<string, unknown>;
   const fields: string[] = [];
   for (const v of validation) {
     // As toApiError names the field.
@@ -307,11 +343,21 @@ function withoutRefused(body: Record<string, unknown>, validation: readonly Sche
     fields.push(fieldPath(pointer, body) || 'body');
     const steps = pointer.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
     if (!steps.length || v.params?.missingProperty !== undefined) continue;
-    let at: unknown = rest;
-    for (const step of steps.slice(0, -1)) at = at !== null && typeof at === 'object' ? (at as Record<string, unknown>)[step] : undefined;
+    let at: Record<string, unknown> | unknown[] | undefined = rest;
+    for (const step of steps.slice(0, -1)) {
+      const next: unknown = at ? (at as Record<string, unknown>)[step] : undefined;
+      if (next === null || typeof next !== 'object') {
+        at = undefined;
+        break;
+      }
+      const copy = copyOf(next);
+      (at as Record<string, unknown>)[step] = copy;
+      at = copy;
+    }
+    if (!at) continue;
     const last = steps[steps.length - 1]!;
     if (Array.isArray(at)) at[Number(last)] = '';
-    else if (at !== null && typeof at === 'object') delete (at as Record<string, unknown>)[last];
+    else delete at[last];
   }
   return { rest, fields };
 }
@@ -320,10 +366,11 @@ function withoutRefused(body: Record<string, unknown>, validation: readonly Sche
  * The query string refused by its schema: a parameter given twice (`page=1&page=2`) is an
  * array where the schema says string. Fastify checks the body first, so the body passed
  * its schema, and the planner can list every problem of the request: the query's as it
- * names them ("given more than once"), the body's with them. Its list replaces the
- * schema's, which would say only "must be string" about a parameter sent as strings.
+ * names them ("given more than once"), the body's with them. The schema's entries for the
+ * fields the planner names are left out (it would say only "must be string" about a
+ * parameter sent as strings); any other stays.
  */
-async function queryRefused(api: ApiError, request: FastifyRequest, query: Record<string, unknown>): Promise<ApiError> {
+async function queryRefused(api: ApiError, listed: FieldError[], request: FastifyRequest, query: Record<string, unknown>): Promise<ApiError> {
   const { planProblems, queryProblems } = request.routeOptions.config ?? {};
   const body = request.body;
   let found: FieldError[] = [];
@@ -333,7 +380,9 @@ async function queryRefused(api: ApiError, request: FastifyRequest, query: Recor
   } catch (err) {
     request.log.warn({ err }, 'the planner could not list the problems of a refused query');
   }
-  return found.length ? validationError(found) : api;
+  if (!found.length) return api;
+  const named = new Set(found.map((e) => e.field));
+  return validationError([...found, ...listed.filter((e) => !named.has(e.field))]);
 }
 
 /**

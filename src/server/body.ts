@@ -48,11 +48,22 @@ export function registerBodyParsers(app: FastifyInstance): void {
       done(validationError([{ field: 'body', message: 'is not valid JSON' }], 'PR101'), undefined);
     }
   });
-  // Every other type (and a body without one): an empty one (Content-Length: 0) is `{}`,
-  // anything else 415 at once, without reading it (so a large one is 415, not 413).
-  app.addContentTypeParser('*', (request, _payload, done) => {
+  // Every other type (and a body without one): an empty one is `{}`, anything else 415 as
+  // soon as that is known: from Content-Length without reading a byte (so a large body is
+  // 415, not 413), from the first byte of a chunked one (an empty chunked body is `{}`).
+  app.addContentTypeParser('*', (request, payload, done) => {
     const length = request.headers['content-length'];
-    if (length === '0' || (length === undefined && request.headers['transfer-encoding'] === undefined)) return done(null, {});
-    done(notJson(), undefined);
+    if (length !== undefined) return Number(length) === 0 ? done(null, {}) : done(notJson(), undefined);
+    if (request.headers['transfer-encoding'] === undefined) return done(null, {});
+    let settled = false;
+    const settle = (error: Error | null, body?: unknown) => {
+      if (settled) return;
+      settled = true;
+      done(error, body);
+    };
+    // The rest of a refused body still flows (and is dropped), so the connection stays usable.
+    payload.on('data', (chunk: Buffer) => chunk.length > 0 && settle(notJson()));
+    payload.on('end', () => settle(null, {}));
+    payload.on('error', (error: Error) => settle(error));
   });
 }

@@ -27,6 +27,8 @@ export class ApiError extends Error {
   readonly code: string;
   readonly title: string;
   readonly errors: FieldError[] | undefined;
+  /** Every entry, before `errors` was bounded: what another list of problems is merged with. */
+  readonly allErrors: FieldError[] | undefined;
   readonly headers: Record<string, string>;
 
   constructor(init: ProblemInit) {
@@ -36,6 +38,7 @@ export class ApiError extends Error {
     this.code = init.code;
     this.title = init.title;
     this.errors = init.errors && boundedErrors(init.errors);
+    this.allErrors = init.errors;
     this.headers = init.headers ?? {};
   }
 }

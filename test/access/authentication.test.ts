@@ -159,8 +159,15 @@ for (const engine of engines) {
         assert.match(String(res.headers.vary), /api-key, authorization/);
       }
       for (const url of ['/healthz', '/openapi.json', '/docs/']) assert.equal((await f.app.inject({ method: 'GET', url })).headers['cache-control'], undefined, url);
-      const refusedSignIn = await f.app.inject({ method: 'POST', url: '/v1/auth/token', payload: {} });
-      assert.deepEqual([refusedSignIn.statusCode, refusedSignIn.headers['cache-control']], [400, 'no-store']);
+      // Sign-in by whatever URL form reaches its route; a router error is a caller's answer too.
+      for (const url of ['/v1/auth/token', '/v1/auth/token/', '/v1/auth/%74oken']) {
+        const refusedSignIn = await f.app.inject({ method: 'POST', url, payload: {} });
+        assert.deepEqual([refusedSignIn.statusCode, refusedSignIn.headers['cache-control']], [400, 'no-store'], url);
+      }
+      const badEncoding = await f.app.inject({ method: 'POST', url: '/v1/report-analytics/report/%zz/records', payload: {} });
+      assert.deepEqual([badEncoding.statusCode, badEncoding.headers['cache-control'], typeof badEncoding.headers['x-request-id']], [400, 'private, no-cache', 'string']);
+      // An unknown path is answered after the security headers are set, like every other answer.
+      assert.equal((await f.app.inject({ method: 'GET', url: '/nowhere' })).headers['x-content-type-options'], 'nosniff');
       assert.equal(ok.headers['access-control-allow-origin'], undefined, 'CORS is off by default');
       assert.ok(ok.headers['x-request-id']);
       const echoed = await f.app.inject({ method: 'GET', url: URL, headers: { 'api-key': f.keys.acme, 'x-request-id': 'abc-123' } });
@@ -184,6 +191,9 @@ for (const engine of engines) {
           assert.equal(known.headers.allow, 'POST');
           assert.equal((await g.app.inject({ method: 'OPTIONS', url: '/nope', headers })).statusCode, 404);
         }
+        // A 404 carries the CORS headers too (it is answered after them).
+        const unknownPath = await g.app.inject({ method: 'GET', url: '/nowhere', headers: { origin: 'https://bi.example' } });
+        assert.deepEqual([unknownPath.statusCode, unknownPath.headers['access-control-allow-origin']], [404, 'https://bi.example']);
         // A browser may read the headers the service documents.
         const answer = await g.app.inject({ method: 'GET', url: '/v1/attribution/event-types', headers: { origin: 'https://bi.example', 'api-key': g.keys.acme } });
         assert.equal(answer.statusCode, 200);

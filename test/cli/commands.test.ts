@@ -83,6 +83,13 @@ test('a command that cannot start says why in one line and exits, on the embedde
     const jwks = cli({ ...env, JWT_JWKS_URL: join(tmp('pr-cli-jwks-'), 'missing.json') }, 'serve', '--port', '0');
     assert.equal(jwks.status, 2, jwks.stderr);
     assert.match(jwks.stderr, /^partner-reports: invalid configuration:\n {2}JWT_JWKS_URL: .*missing\.json is not a readable JSON Web Key Set \(ENOENT[^\n]*\n$/);
+    // A temporary directory whose socket path is too long for Unix sockets: the command
+    // socket cannot be set up, and the server says so and exits (it stayed listening).
+    const longTmp = join(tmp('pr-cli-long-'), 'x'.repeat(90));
+    mkdirSync(longTmp);
+    const socket = cli({ ...env, TMPDIR: longTmp }, 'serve', '--port', '0');
+    assert.equal(socket.status, 1, `exited (not killed by the timeout): ${socket.stderr}`);
+    assert.match(socket.stderr, /^partner-reports: cannot open the control socket for commands beside the server \([^\n]*\n$/);
     const range = cli(env, 'serve', '--port', '70000');
     assert.notEqual(range.status, 0);
     assert.match(range.stderr, /--port must be an integer from 0 to 65535/);

@@ -162,6 +162,21 @@ for (const engine of engines) {
       assert.deepEqual(fields(await f.problem(`${GVA}/records`, { filters: { city: 5, nope: 'x', state: '1<->2' } })), ['filters.city', 'filters.nope', 'filters.state']);
       // The other items keep their indexes.
       assert.deepEqual(fields(await f.problem(`${GVA}/records`, { columns: [5, 'bad', 'city'] })), ['columns[0]', 'columns[1]']);
+      // A sibling whose key extends the refused one's is still its own field.
+      assert.deepEqual(fields(await f.problem(`${GVA}/records`, { filters: { city: 5, 'city.x': 'y' } })), ['filters.city', 'filters.city.x']);
+      // A body nested thousands deep is still a 400 naming the field, never a 500.
+      const deepArray = `${'['.repeat(5000)}${']'.repeat(5000)}`;
+      const deep = await f.app.inject({ method: 'POST', url: `${GVA}/records`, headers: { 'api-key': f.keys.acme, 'content-type': 'application/json' }, payload: `{"nope":${deepArray},"filters":{"city":${deepArray}}}` });
+      assert.equal(deep.statusCode, 400, deep.body.slice(0, 300));
+      assert.deepEqual(fields(deep.json()), ['filters.city', 'nope']);
+      // Past 100 problems, the count covers every one of them.
+      const many = await f.problem(`${GVA}/records`, { filters: Object.fromEntries(Array.from({ length: 120 }, (_, i) => [`f${i}`, 1])), columns: ['zzz'] });
+      assert.equal(many.errors!.length, 101);
+      assert.equal(many.errors![100]!.message, '21 more problems not listed');
+      assert.match(many.detail, /^121 problems: /);
+      // A channel request without a report still names its query's problems.
+      assert.deepEqual(fields(await f.problem('/v1/channelecosystem/records?page=1&page=2&size=x', { channelReportType: 'NOPE' })), ['channelReportType', 'page', 'size']);
+      assert.deepEqual(fields(await f.problem('/v1/channelecosystem/filterdata?filterField=a&filterField=b', { channelReportType: 'NOPE' })), ['channelReportType', 'filterField']);
       for (const op of ['filterdata?filterField=nope', 'columns', 'dashboard', 'download']) {
         assert.deepEqual(fields(await f.problem(`${R}/ATTRIBUTION_EVENTS/${op}`, { context: { partnerPublicIds: [ORG.ALPHA], eventTypeCodes: ['NOPE'] }, search: 5 })), [...(op.startsWith('filterdata') ? ['filterField'] : []), 'context.eventTypeCodes[0]', 'search'].sort(), op);
       }

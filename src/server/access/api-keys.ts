@@ -28,12 +28,13 @@ export interface CreatedKey {
 /**
  * A key's name: a label of 1-100 characters without control characters (tabs and line
  * breaks would break `keys list`'s columns and rows), line or paragraph separators, or
- * bidirectional overrides (which would make a listing read otherwise than it is). The
+ * bidirectional formatting characters (marks, embeddings, overrides, isolates: they would
+ * make a listing read otherwise than it is). The
  * API and the command line both check it here.
  */
-const KEY_NAME = /^[^\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]{1,100}$/u;
+const KEY_NAME = /^[^\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]{1,100}$/u;
 export const keyNameProblem = (name: string): string | undefined =>
-  KEY_NAME.test(name) ? undefined : 'must be 1-100 characters without control characters (tabs, line breaks), line separators or bidirectional overrides';
+  KEY_NAME.test(name) ? undefined : 'must be 1-100 characters without control characters (tabs, line breaks), line separators or bidirectional formatting characters';
 
 export async function createApiKey(db: Kysely<Schema>, input: { orgId: number; userId: number | null; name: string }): Promise<CreatedKey> {
   const key = generateKey();

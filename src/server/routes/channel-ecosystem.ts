@@ -27,8 +27,13 @@ type Req = FastifyRequest<{ Body: Record<string, unknown>; Querystring: Record<s
 
 const BODY_ONLY = new Set(['channelReportType', 'matchingType', 'companyPartnerPublicId', 'mapByLocations', 'byOrg']);
 
-/** Splits the channel body into the report's ReportRequest part and the channel options. */
-function channelCall(request: Req) {
+type QueryProblems = (query: Record<string, unknown>) => FieldError[];
+
+/**
+ * Splits the channel body into the report's ReportRequest part and the channel options.
+ * `queryProblems`: the route's query rules, listed too when there is no report to plan.
+ */
+function channelCall(request: Req, queryProblems?: QueryProblems) {
   const body = request.body ?? {};
   const type = body.channelReportType;
   if (typeof type !== 'string' || !CHANNEL_REPORT_IDS.includes(type)) {
@@ -37,6 +42,7 @@ function channelCall(request: Req) {
     const errors: FieldError[] = [{ field: 'channelReportType', message: type === undefined ? `is required: one of ${CHANNEL_REPORT_IDS.join(', ')}` : `must be one of ${CHANNEL_REPORT_IDS.join(', ')}, got ${JSON.stringify(type)}` }];
     const mt = body.matchingType;
     if (mt !== undefined && mt !== 'ALL_PARTNER_ORGS' && mt !== 'MUTUAL') errors.push({ field: 'matchingType', message: `must be ALL_PARTNER_ORGS or MUTUAL, got ${JSON.stringify(mt)}` });
+    if (queryProblems) errors.push(...queryProblems((request.query ?? {}) as Record<string, unknown>));
     throw validationError(errors);
   }
   const reportBody = Object.fromEntries(Object.entries(body).filter(([k]) => !BODY_ONLY.has(k)));
@@ -55,12 +61,13 @@ function channelCall(request: Req) {
 
 export function registerChannelEcosystemRoutes(app: FastifyInstance, deps: { reports: ReportService; clock: () => number; answers?: AnswerMemo }): void {
   const { reports } = deps;
-  const run = <T>(request: Req, reply: FastifyReply, op: (c: ReportCall) => Promise<T>) => runReport(request, reply, reports, channelCall(request), op, { etag: true, now: deps.clock, ...(deps.answers ? { answers: deps.answers } : {}) });
+  const run = <T>(request: Req, reply: FastifyReply, op: (c: ReportCall) => Promise<T>, queryProblems?: QueryProblems) =>
+    runReport(request, reply, reports, channelCall(request, queryProblems), op, { etag: true, now: deps.clock, ...(deps.answers ? { answers: deps.answers } : {}) });
   // The body decides the report: a request whose channelReportType the schema refused has
-  // none to plan, and channelCall's own problems (the type, matchingType) stand for it.
-  const problemsOf = (operation: Operation) => async (request: FastifyRequest, parts: { body: Record<string, unknown>; query: Record<string, unknown> }) => {
+  // none to plan, and channelCall's own problems (the type, matchingType, the query) stand for it.
+  const problemsOf = (operation: Operation, queryProblems?: QueryProblems) => async (request: FastifyRequest, parts: { body: Record<string, unknown>; query: Record<string, unknown> }) => {
     try {
-      return await reports.problems(operation, channelCall({ ...request, caller: request.caller, ...parts } as Req));
+      return await reports.problems(operation, channelCall({ ...request, caller: request.caller, ...parts } as Req, queryProblems));
     } catch (err) {
       if (err instanceof ApiError && err.errors) return err.errors;
       throw err;
@@ -70,9 +77,9 @@ export function registerChannelEcosystemRoutes(app: FastifyInstance, deps: { rep
   const anyRow = Type.Object({}, { additionalProperties: true, description: 'A connected partner organization or a matched account (spec 2.10)' });
 
   app.post('/v1/channelecosystem/records', {
-    config: { queryProblems: pageQueryProblems, planProblems: problemsOf('records') },
+    config: { queryProblems: pageQueryProblems, planProblems: problemsOf('records', pageQueryProblems) },
     schema: { tags, summary: 'A page of a channel report', querystring: PagingQuerySchema, body: ChannelRecordsSchema, response: { 200: envelopeSchema(anyRow), ...ERROR_RESPONSES } },
-    handler: async (request: Req, reply: FastifyReply) => run(request, reply, reports.records),
+    handler: async (request: Req, reply: FastifyReply) => run(request, reply, reports.records, pageQueryProblems),
   });
 
   app.post('/v1/channelecosystem/columns', {
@@ -82,9 +89,9 @@ export function registerChannelEcosystemRoutes(app: FastifyInstance, deps: { rep
   });
 
   app.post('/v1/channelecosystem/filterdata', {
-    config: { queryProblems: filterValuesQueryProblems, planProblems: problemsOf('filterData') },
+    config: { queryProblems: filterValuesQueryProblems, planProblems: problemsOf('filterData', filterValuesQueryProblems) },
     schema: { tags, summary: 'Values of one column of a channel report', querystring: FilterDataQuerySchema, body: ChannelFilterDataSchema, response: { 200: FilterValuesSchema, ...ERROR_RESPONSES } },
-    handler: async (request: Req, reply: FastifyReply) => run(request, reply, reports.filterData),
+    handler: async (request: Req, reply: FastifyReply) => run(request, reply, reports.filterData, filterValuesQueryProblems),
   });
 
   app.get('/v1/channelecosystem/report-names', {
