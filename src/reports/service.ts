@@ -325,7 +325,7 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
         await checkedPlan(call, paging, options);
         return [];
       } catch (err) {
-        if (err instanceof ApiError && err.errors) return err.errors;
+        if (err instanceof ApiError && err.allErrors) return err.allErrors;
         throw err;
       }
     },

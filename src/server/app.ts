@@ -267,7 +267,7 @@ async function withNulProblems(fields: string[], request: FastifyRequest): Promi
   const tops = new Set(fields.map(topField));
   const validate = request.getValidationFunction('body');
   if (validate && !validate(request.body)) {
-    const schema = toApiError({ validation: validate.errors ?? [], validationContext: 'body' }, request.body).errors ?? [];
+    const schema = toApiError({ validation: validate.errors ?? [], validationContext: 'body' }, request.body).allErrors ?? [];
     errors.push(...schema.filter((e) => !tops.has(topField(e.field))));
   }
   const query = Object.fromEntries(Object.entries((request.query ?? {}) as Record<string, unknown>).filter(([k]) => !tops.has(k)));

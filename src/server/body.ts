@@ -61,9 +61,11 @@ export function registerBodyParsers(app: FastifyInstance): void {
       settled = true;
       done(error, body);
     };
-    // The rest of a refused body still flows (and is dropped), so the connection stays usable.
+    // Fastify closes the connection after a refused body; whatever of it still comes is dropped.
     payload.on('data', (chunk: Buffer) => chunk.length > 0 && settle(notJson()));
     payload.on('end', () => settle(null, {}));
-    payload.on('error', (error: Error) => settle(error));
+    // A client that gave up before the first byte: nobody waits for the answer, and it is
+    // no failure of the service (its ECONNRESET would read as a database down, a 503).
+    payload.on('error', () => settle(notJson()));
   });
 }

@@ -174,6 +174,17 @@ for (const engine of engines) {
       assert.equal(many.errors!.length, 101);
       assert.equal(many.errors![100]!.message, '21 more problems not listed');
       assert.match(many.detail, /^121 problems: /);
+      // Also when the planner finds most of them, with the schema, the query or NUL refusing something.
+      const unknownColumns = Array.from({ length: 150 }, (_, i) => `nope${i}`);
+      for (const [url, body] of [
+        [`${GVA}/records`, { search: 5, columns: unknownColumns }],
+        [`${GVA}/records?page=1&page=2`, { columns: unknownColumns }],
+        [`${GVA}/records`, { search: 'a\u0000', columns: unknownColumns }],
+      ] as const) {
+        const counted = await f.problem(url, body);
+        assert.match(counted.detail, /^151 problems: /, url);
+        assert.equal(counted.errors![100]!.message, '51 more problems not listed', url);
+      }
       // A channel request without a report still names its query's problems.
       assert.deepEqual(fields(await f.problem('/v1/channelecosystem/records?page=1&page=2&size=x', { channelReportType: 'NOPE' })), ['channelReportType', 'page', 'size']);
       assert.deepEqual(fields(await f.problem('/v1/channelecosystem/filterdata?filterField=a&filterField=b', { channelReportType: 'NOPE' })), ['channelReportType', 'filterField']);

@@ -69,7 +69,7 @@ export function registerChannelEcosystemRoutes(app: FastifyInstance, deps: { rep
     try {
       return await reports.problems(operation, channelCall({ ...request, caller: request.caller, ...parts } as Req, queryProblems));
     } catch (err) {
-      if (err instanceof ApiError && err.errors) return err.errors;
+      if (err instanceof ApiError && err.allErrors) return err.allErrors;
       throw err;
     }
   };
