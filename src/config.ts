@@ -46,14 +46,20 @@ export const DEFAULT_COLUMN_STORE_MB = 64;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
+/**
+ * A number written in decimal digits only, else NaN: Number() would also read "0x10",
+ * "1e2", "0b11" and " 50". The environment's numbers and the command line's options both
+ * take it.
+ */
+export const decimalInteger = (raw: string): number => (/^\d{1,16}$/.test(raw) ? Number(raw) : NaN);
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const problems: string[] = [];
 
   const int = (name: string, fallback: number, min: number, max: number): number => {
     const raw = env[name];
     if (raw === undefined || raw === '') return fallback;
-    // Decimal digits only: Number() would also read "0x10", "1e2", "0b11" and " 50".
-    const n = /^\d{1,16}$/.test(raw) ? Number(raw) : NaN;
+    const n = decimalInteger(raw);
     if (!Number.isInteger(n) || n < min || n > max) {
       problems.push(`${name}=${JSON.stringify(raw)}: must be an integer from ${min} to ${max}`);
       return fallback;

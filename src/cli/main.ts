@@ -4,7 +4,7 @@
  * when set, else embedded PGlite in DATA_DIR (default ./data).
  */
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import { ConfigError } from '../config.js';
+import { ConfigError, decimalInteger } from '../config.js';
 import { CliFailure } from './failure.js';
 import { serveCommand } from './serve.js';
 import { importCommand } from './import.js';
@@ -16,8 +16,7 @@ import { startCommand } from './start.js';
 
 function integer(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
   return (value: string): number => {
-    // Decimal digits only, as config.ts reads the environment's numbers.
-    const n = /^\d{1,16}$/.test(value) ? Number(value) : NaN;
+    const n = decimalInteger(value);
     if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`${name} must be an integer ${max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`}`);
     return n;
   };

@@ -271,7 +271,10 @@ async function withNulProblems(fields: string[], request: FastifyRequest): Promi
     errors.push(...schema.filter((e) => !tops.has(topField(e.field))));
   }
   const query = Object.fromEntries(Object.entries((request.query ?? {}) as Record<string, unknown>).filter(([k]) => !tops.has(k)));
-  return withOtherProblems(validationError(errors), { validationContext: 'body' }, request, query);
+  // Every top-level field with a NUL or a schema problem is left out of the planner's
+  // check, as the schema's refused values are (withoutRefused).
+  const refused = [...new Set(errors.map((e) => topField(e.field)))].map((top): SchemaError => ({ instancePath: `/${top}` }));
+  return withOtherProblems(validationError(errors), { validationContext: 'body', validation: refused }, request, query);
 }
 
 /** The top-level field a problem is about: `filters.city` and `columns[1]` -> filters, columns. */
@@ -289,24 +292,12 @@ async function withOtherProblems(api: ApiError, error: unknown, request: Fastify
   const listed = api.allErrors;
   if (context === 'querystring' && listed) return queryRefused(api, listed, request, query);
   if (context !== 'body' || !listed) return api;
-  const { planProblems, queryProblems } = request.routeOptions.config ?? {};
   const body = request.body;
-  let more: FieldError[] = [];
-  if (planProblems && body !== null && typeof body === 'object' && !Array.isArray(body)) {
-    const validation = (error as { validation?: SchemaError[] }).validation;
-    // Without the schema's own errors (the NUL check's list), whole top-level fields go.
-    const { rest, fields } = validation
-      ? withoutRefused(body as Record<string, unknown>, validation)
-      : { rest: Object.fromEntries(Object.entries(body as Record<string, unknown>).filter(([k]) => !listed.some((e) => topField(e.field) === k))), fields: listed.map((e) => topField(e.field)) };
-    // What the planner says about a value it was not given (it is missing) is the schema's to say.
-    const refused = new Set(fields);
-    try {
-      more = (await planProblems(request, { body: rest, query })).filter((e) => !refused.has(e.field));
-    } catch (err) {
-      // The planner could not run (the database is down, say): the schema's problems stand alone.
-      request.log.warn({ err }, 'the planner could not list the other problems of a refused body');
-    }
-  } else if (queryProblems) more = queryProblems(query);
+  const isObject = body !== null && typeof body === 'object' && !Array.isArray(body);
+  const { rest, fields } = isObject ? withoutRefused(body as Record<string, unknown>, (error as { validation?: SchemaError[] }).validation ?? []) : { rest: undefined, fields: [] };
+  // What the planner says about a value it was not given (it is missing) is the schema's to say.
+  const refused = new Set(fields);
+  const more = (await otherProblems(request, rest, query)).filter((e) => !refused.has(e.field));
   const seen = new Set(listed.map((e) => `${e.field}\n${e.message}`));
   const added = more.filter((e) => !seen.has(`${e.field}\n${e.message}`));
   return added.length ? validationError([...listed, ...added]) : api;
@@ -371,18 +362,28 @@ function withoutRefused(body: Record<string, unknown>, validation: readonly Sche
  * parameter sent as strings); any other stays.
  */
 async function queryRefused(api: ApiError, listed: FieldError[], request: FastifyRequest, query: Record<string, unknown>): Promise<ApiError> {
-  const { planProblems, queryProblems } = request.routeOptions.config ?? {};
   const body = request.body;
-  let found: FieldError[] = [];
-  try {
-    if (planProblems && body !== null && typeof body === 'object' && !Array.isArray(body)) found = await planProblems(request, { body: body as Record<string, unknown>, query });
-    else if (queryProblems) found = queryProblems(query);
-  } catch (err) {
-    request.log.warn({ err }, 'the planner could not list the problems of a refused query');
-  }
+  const found = await otherProblems(request, body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined, query);
   if (!found.length) return api;
   const named = new Set(found.map((e) => e.field));
   return validationError([...found, ...listed.filter((e) => !named.has(e.field))]);
+}
+
+/**
+ * What the route's planner finds in `body` and `query` (`planProblems`, which lists the
+ * query's problems too), or, without a planner or a body object to plan, its query rules
+ * alone (`queryProblems`). A planner that cannot run (the database down, say) finds
+ * nothing: the problems already found stand alone.
+ */
+async function otherProblems(request: FastifyRequest, body: Record<string, unknown> | undefined, query: Record<string, unknown>): Promise<FieldError[]> {
+  const { planProblems, queryProblems } = request.routeOptions.config ?? {};
+  if (!planProblems || !body) return queryProblems ? queryProblems(query) : [];
+  try {
+    return await planProblems(request, { body, query });
+  } catch (err) {
+    request.log.warn({ err }, 'the planner could not list the other problems of a refused request');
+    return [];
+  }
 }
 
 /**

@@ -126,7 +126,7 @@ export async function registerAccess(app: FastifyInstance, options: AccessOption
 
   app.addHook('onRequest', async (request, reply) => {
     if (request.routeOptions.config?.public || request.url.startsWith('/docs')) return;
-    if (!request.routeOptions.url) return; // unknown path: the 404 handler answers
+    if (!request.routeOptions.url) return; // unknown path: app.ts answers 404 in an earlier hook
     // @fastify/cors' catch-all OPTIONS route: an OPTIONS that is no preflight and matched
     // no route of ours reaches it, and it answers 404 (the not-found handler).
     if (request.routeOptions.url === '*' && request.method === 'OPTIONS') return;

@@ -61,13 +61,15 @@ function channelCall(request: Req, queryProblems?: QueryProblems) {
 
 export function registerChannelEcosystemRoutes(app: FastifyInstance, deps: { reports: ReportService; clock: () => number; answers?: AnswerMemo }): void {
   const { reports } = deps;
-  const run = <T>(request: Req, reply: FastifyReply, op: (c: ReportCall) => Promise<T>, queryProblems?: QueryProblems) =>
-    runReport(request, reply, reports, channelCall(request, queryProblems), op, { etag: true, now: deps.clock, ...(deps.answers ? { answers: deps.answers } : {}) });
+  // The route's own query rules (its config's queryProblems), for channelCall to list too.
+  const queryRules = (request: FastifyRequest) => request.routeOptions.config?.queryProblems;
+  const run = <T>(request: Req, reply: FastifyReply, op: (c: ReportCall) => Promise<T>) =>
+    runReport(request, reply, reports, channelCall(request, queryRules(request)), op, { etag: true, now: deps.clock, ...(deps.answers ? { answers: deps.answers } : {}) });
   // The body decides the report: a request whose channelReportType the schema refused has
   // none to plan, and channelCall's own problems (the type, matchingType, the query) stand for it.
-  const problemsOf = (operation: Operation, queryProblems?: QueryProblems) => async (request: FastifyRequest, parts: { body: Record<string, unknown>; query: Record<string, unknown> }) => {
+  const problemsOf = (operation: Operation) => async (request: FastifyRequest, parts: { body: Record<string, unknown>; query: Record<string, unknown> }) => {
     try {
-      return await reports.problems(operation, channelCall({ ...request, caller: request.caller, ...parts } as Req, queryProblems));
+      return await reports.problems(operation, channelCall({ ...request, caller: request.caller, ...parts } as Req, queryRules(request)));
     } catch (err) {
       if (err instanceof ApiError && err.allErrors) return err.allErrors;
       throw err;
@@ -77,9 +79,9 @@ export function registerChannelEcosystemRoutes(app: FastifyInstance, deps: { rep
   const anyRow = Type.Object({}, { additionalProperties: true, description: 'A connected partner organization or a matched account (spec 2.10)' });
 
   app.post('/v1/channelecosystem/records', {
-    config: { queryProblems: pageQueryProblems, planProblems: problemsOf('records', pageQueryProblems) },
+    config: { queryProblems: pageQueryProblems, planProblems: problemsOf('records') },
     schema: { tags, summary: 'A page of a channel report', querystring: PagingQuerySchema, body: ChannelRecordsSchema, response: { 200: envelopeSchema(anyRow), ...ERROR_RESPONSES } },
-    handler: async (request: Req, reply: FastifyReply) => run(request, reply, reports.records, pageQueryProblems),
+    handler: async (request: Req, reply: FastifyReply) => run(request, reply, reports.records),
   });
 
   app.post('/v1/channelecosystem/columns', {
@@ -89,9 +91,9 @@ export function registerChannelEcosystemRoutes(app: FastifyInstance, deps: { rep
   });
 
   app.post('/v1/channelecosystem/filterdata', {
-    config: { queryProblems: filterValuesQueryProblems, planProblems: problemsOf('filterData', filterValuesQueryProblems) },
+    config: { queryProblems: filterValuesQueryProblems, planProblems: problemsOf('filterData') },
     schema: { tags, summary: 'Values of one column of a channel report', querystring: FilterDataQuerySchema, body: ChannelFilterDataSchema, response: { 200: FilterValuesSchema, ...ERROR_RESPONSES } },
-    handler: async (request: Req, reply: FastifyReply) => run(request, reply, reports.filterData, filterValuesQueryProblems),
+    handler: async (request: Req, reply: FastifyReply) => run(request, reply, reports.filterData),
   });
 
   app.get('/v1/channelecosystem/report-names', {
