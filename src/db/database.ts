@@ -75,7 +75,10 @@ function openPostgres(options: DatabaseOptions): Database {
     // Without an error listener an idle client's socket error would crash the process.
     // jit=off: report statements select dozens of wide columns, so their estimates pass
     // jit_above_cost and each spent 0.1-1.3 s compiling for tens of ms of execution.
-    options: `-c statement_timeout=${options.statementTimeoutMs ?? 30_000} -c jit=off`,
+    // extra_float_digits=1 (the server's default, pinned against a server configured
+    // otherwise): a double's text is its shortest round-trip digits, which the CSV cells and
+    // the dashboards' exact sums (query-dashboard.ts) are made from.
+    options: `-c statement_timeout=${options.statementTimeoutMs ?? 30_000} -c jit=off -c extra_float_digits=1`,
     types: {
       getTypeParser: ((oid: number, format?: string) => {
         if (oid === 20) return parseBigint;

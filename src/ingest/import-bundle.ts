@@ -30,6 +30,7 @@ import type { Database } from '../db/database.js';
 import { ENTITIES, ENTITY_BY_NAME, type EntitySpec } from './bundle-spec.js';
 import { checkDuplicates, checkParentCycles, checkReferences, type LineProblem } from './check-references.js';
 import { checkStoredCustomValues } from './check-stored-custom.js';
+import { checkStoredSubtypes } from './check-stored-subtypes.js';
 import { loadEntity, withoutForeignKeyTriggers, type EntityCount } from './load.js';
 import { ANALYZED_IN_IMPORT, materialize, REPORT_TABLES, reportsAreCurrent, setImportMemory } from './materialize.js';
 import { copyInto, type CopyWriter } from './copy-into.js';
@@ -256,6 +257,7 @@ export async function importBundle(database: Database, dir: string, options: Imp
       lineProblems.push(...(await timed('check references', () => checkReferences(trx, present))));
       if (present.has('accounts')) lineProblems.push(...(await timed('check parent cycles', () => checkParentCycles(trx))));
       if (present.has('custom_fields')) lineProblems.push(...(await timed('check stored custom values', () => checkStoredCustomValues(trx))));
+      if (present.has('event_types')) lineProblems.push(...(await timed('check stored subtypes', () => checkStoredSubtypes(trx, present))));
       for (const p of lineProblems) problems.push({ file: fileOf.get(p.entity)!, line: p.line, field: p.field, problem: p.problem });
       if (problems.length) throw new Rollback();
 

@@ -98,6 +98,16 @@ function partnerFieldsExpression(profiles: ReadonlyArray<{ profile: number; unsh
 }
 
 const text = (expr: string) => `lower(${expr}) collate "C", ${expr} collate "C"`;
+/**
+ * The last keys of the global reports' and matched accounts' default order: the partner's
+ * account (`tmp_matches`' columns). Its id in text order where the partner shares it, then
+ * the match date, its name and every other value the partner shares of it (`partner_fields`
+ * holds exactly those). Contract 3: a value the caller may not see can reveal nothing
+ * through a sort, so nothing hidden orders these rows; only rows that agree in everything
+ * the caller can see, and so cannot be told apart, fall to the raw id, which keeps the
+ * order unique.
+ */
+const partnerAccountOrder = [text('m.pa_crm_account_id'), 'm.first_match_date', text('m.pa_name'), 'm.partner_fields', 'm.partner_crm_account_id collate "C"'].join(', ');
 
 /** Which report each table serves: its catalog decides what `search_text` holds. */
 const REPORT_OF_TABLE: Record<string, ReportDefinition> = Object.fromEntries([...ANALYTICS_REPORTS, ...CHANNEL_REPORTS].map((r) => [r.table, r]));
@@ -389,9 +399,10 @@ export async function setImportMemory(db: Kysely<any>, engine: Engine): Promise<
  * 1: the first edition; 2: partnerFields custom keys without underscores, a standard
  * field's key winning over a custom one's (spec 2.10; migration 0018 renames them in
  * place meanwhile); 3: no partnerFields key for a custom key the partner defines no field
- * for, and none taking a standard key that is not shared.
+ * for, and none taking a standard key that is not shared; 4: ids in the default orders in
+ * text order (lower-cased, then as written), and no hidden partner account id ordering rows.
  */
-export const REPORTS_FORMAT = 3;
+export const REPORTS_FORMAT = 4;
 
 /** Whether the report tables were built by this edition's rules (REPORTS_FORMAT). */
 export async function reportsAreCurrent(db: Kysely<any>): Promise<boolean> {
@@ -528,7 +539,7 @@ async function buildGlobalAccounts(db: Kysely<any>, defs: Definitions): Promise<
     'rpt_global_accounts',
     [
       ['org_id', 'm.org_id'],
-      ['rid', `row_number() over (partition by m.org_id order by ${text('a.name')}, a.crm_account_id collate "C", ${text('m.partner_name')}, m.partner_public_id, m.partner_crm_account_id collate "C")`],
+      ['rid', `row_number() over (partition by m.org_id order by ${text('a.name')}, ${text('a.crm_account_id')}, ${text('m.partner_name')}, m.partner_public_id, ${partnerAccountOrder})`],
       ['partner_org_id', 'm.partner_org_id'],
       ['account_name', 'a.name'], ['account_owner_name', 'a.owner_name'], ['account_owner_email', 'a.owner_email'],
       ['account_owner_title', 'a.owner_title'], ['is_customer', 'a.is_customer'],
@@ -552,7 +563,7 @@ async function buildGlobalOpportunities(db: Kysely<any>, defs: Definitions): Pro
     'rpt_global_opportunities',
     [
       ['org_id', 'm.org_id'],
-      ['rid', `row_number() over (partition by m.org_id order by ${text('a.name')}, ${text('o.name')}, o.crm_opportunity_id collate "C", ${text('m.partner_name')}, m.partner_public_id, m.partner_crm_account_id collate "C")`],
+      ['rid', `row_number() over (partition by m.org_id order by ${text('a.name')}, ${text('o.name')}, ${text('o.crm_opportunity_id')}, ${text('m.partner_name')}, m.partner_public_id, ${partnerAccountOrder})`],
       ['partner_org_id', 'm.partner_org_id'],
       ['account_name', 'a.name'], ['org_name', 'org.name'], ['opportunity_name', 'o.name'], ['amount', 'o.amount'],
       ['crm_created_date', 'o.created_date'], ['stage_name', 'o.stage_name'], ['close_date', 'o.close_date'],
@@ -589,7 +600,7 @@ async function buildAttributionEvents(db: Kysely<any>, defs: Definitions): Promi
     'rpt_attribution_events',
     [
       ['org_id', 'e.org_id'],
-      ['rid', 'row_number() over (partition by e.org_id order by e.event_date desc, e.event_id collate "C")'],
+      ['rid', `row_number() over (partition by e.org_id order by e.event_date desc, ${text('e.event_id')})`],
       ['partner_org_id', 'e.partner_org_id'],
       ['account_name', 'a.name'], ['partner_org_name', 'po.name'], ['crm_account_id', 'a.crm_account_id'],
       ...eventColumns,
@@ -616,7 +627,7 @@ async function buildPipelineAttribution(db: Kysely<any>, defs: Definitions): Pro
   // objects each), which at scale 1000 spilled tens of gigabytes of temporary files.
   await sql`create unlogged table tmp_links as
     select org_id, event_id, crm_opportunity_id,
-      row_number() over (partition by org_id order by created_date desc, crm_opportunity_id collate "C", event_date desc, event_id collate "C") as rid
+      row_number() over (partition by org_id order by created_date desc, ${sql.raw(text('crm_opportunity_id'))}, event_date desc, ${sql.raw(text('event_id'))}) as rid
     from (
       select e.org_id, e.event_id, e.event_date, o.crm_opportunity_id, o.created_date
       from events e
@@ -635,7 +646,7 @@ async function buildPipelineAttribution(db: Kysely<any>, defs: Definitions): Pro
     'rpt_new_opportunities',
     [
       ['org_id', 'o.org_id'],
-      ['rid', 'row_number() over (partition by o.org_id order by o.created_date desc, o.crm_opportunity_id collate "C")'],
+      ['rid', `row_number() over (partition by o.org_id order by o.created_date desc, ${text('o.crm_opportunity_id')})`],
       ['top_parent_crm_account_id', 'tp.top_id'], ['top_parent_crm_account_name', 'tp.top_name'],
       ...oppColumns,
     ],
@@ -740,7 +751,7 @@ async function buildMatchedAccounts(db: Kysely<any>, defs: Definitions): Promise
     'rpt_matched_accounts',
     [
       ['org_id', 'm.org_id'],
-      ['rid', `row_number() over (partition by m.org_id order by ${text('a.name')}, a.crm_account_id collate "C", m.partner_public_id, m.partner_crm_account_id collate "C")`],
+      ['rid', `row_number() over (partition by m.org_id order by ${text('a.name')}, ${text('a.crm_account_id')}, m.partner_public_id, ${partnerAccountOrder})`],
       ['partner_org_id', 'm.partner_org_id'],
       ['same_location', `m.location_shared and lower(a.country) is not distinct from lower(m.pa_country) and lower(a.state) is not distinct from lower(m.pa_state) and lower(a.city) is not distinct from lower(m.pa_city)`],
       ['account_name', 'a.name'], ['duns_number', 'a.duns_number'], ['company_partner_public_id', 'm.partner_public_id'],

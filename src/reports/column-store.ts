@@ -41,6 +41,7 @@ import { singleFlight } from './cache.js';
 import { storedDashboardQuery } from './precomputed.js';
 import { loadTextRuns, textBits, textBytes, textRows, type TextRuns } from './column-text.js';
 import { popcount } from './bitset.js';
+import { readsAsItself } from './filter-language.js';
 import { intBits, intColumn } from './int-range.js';
 
 /** The report table whose copy the store reads, and that copy. */
@@ -640,7 +641,7 @@ export function columnStore(options: ColumnStoreOptions): ColumnStore {
       }
       const keep = found ? new Set((found.rows[0] as { v: string[] } | undefined)?.v ?? []) : undefined;
       const out: string[] = [];
-      for (let pos = 1; pos < values.length; pos++) if (seen[pos] === 1 && values[pos] !== '' && (!keep || keep.has(values[pos]!))) out.push(values[pos]!);
+      for (let pos = 1; pos < values.length; pos++) if (seen[pos] === 1 && readsAsItself(values[pos]!) && (!keep || keep.has(values[pos]!))) out.push(values[pos]!);
       return out;
     },
 

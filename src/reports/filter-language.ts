@@ -44,16 +44,41 @@ function listFilter(operation: 'exact' | 'notEqual' | 'contains' | 'doesNotConta
   return { ok: true, filter: { operation, values } };
 }
 
+/**
+ * Whether `value`, written as a filter, is the exact match of itself. Spec 4.4 rule 2
+ * promises that a value `/filterdata` offers works as-is as an exact-match filter, and the
+ * language has no escape: a value that is empty, holds "-,-" or "<->", or ends in an
+ * operation's suffix reads as something else (several values, a range, another
+ * operation), so `/filterdata` leaves it out. query.ts `readsAsItselfSql` is its SQL twin.
+ */
+export function readsAsItself(value: string): boolean {
+  const parsed = parseFilter(value);
+  return parsed.ok && parsed.filter.operation === 'exact' && parsed.filter.values.length === 1;
+}
+
 const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+
+/**
+ * A decimal number written as text (`-1.5`, `2e3`, white space around it ignored), or
+ * undefined when the text is not one or is beyond the double range: the grammar of range
+ * bounds, and of the context's epoch values given as strings (plan.ts), so the same
+ * number is accepted in both places.
+ */
+export function decimalNumber(text: string): number | undefined {
+  const t = text.trim();
+  if (!NUMBER.test(t)) return undefined;
+  const n = Number(t);
+  return Number.isFinite(n) ? n : undefined;
+}
 
 function rangeFilter(raw: string): FilterParseResult {
   const parts = raw.split(RANGE_DELIMITER);
   if (parts.length !== 2) return { ok: false, message: `a range is "min${RANGE_DELIMITER}max" with one "${RANGE_DELIMITER}"` };
   const [minText, maxText] = [parts[0]!.trim(), parts[1]!.trim()];
   if (minText === '' && maxText === '') return { ok: false, message: `a range needs a min, a max or both ("min${RANGE_DELIMITER}max")` };
-  const min = minText === '' ? null : NUMBER.test(minText) ? Number(minText) : NaN;
-  const max = maxText === '' ? null : NUMBER.test(maxText) ? Number(maxText) : NaN;
-  if (Number.isNaN(min) || Number.isNaN(max) || !Number.isFinite(min ?? 0) || !Number.isFinite(max ?? 0)) {
+  const min = minText === '' ? null : (decimalNumber(minText) ?? NaN);
+  const max = maxText === '' ? null : (decimalNumber(maxText) ?? NaN);
+  if (Number.isNaN(min) || Number.isNaN(max)) {
     return { ok: false, message: `range bounds must be numbers (epoch seconds for dates), got "${raw}"` };
   }
   if (min !== null && max !== null && min > max) return { ok: false, message: `range min ${min} is greater than max ${max}` };

@@ -6,7 +6,7 @@
  */
 import { ACCOUNT_FIELDS, partnerCustomKey } from './catalog/account-fields.js';
 import { apiType, OPERATIONS_BY_TYPE, type Column, type ColumnType, type FilterOperation, type ReportDefinition } from './catalog/types.js';
-import { operationOf, parseFilter, type ParsedFilter } from './filter-language.js';
+import { decimalNumber, operationOf, parseFilter, type ParsedFilter } from './filter-language.js';
 import type { CustomFieldMeta, OrgMetadata, PartnerMeta } from './metadata.js';
 import { searchTerms, type Direction, type Paging, type RawContext, type ReportBody } from './request.js';
 import { validationError, type FieldError } from '../server/errors.js';
@@ -200,13 +200,22 @@ export function buildPlan(input: PlanInput): Plan {
   const aliases = report.aliases ?? {};
   const resolve = (key: string): Column | undefined => byKey.get(aliases[key] ?? key);
   const validKeys = () => [...columns.map((c) => c.key), ...Object.keys(aliases)].join(', ');
+  // The list is clipped with the message (500 characters), which cuts off the custom
+  // columns of a wide report: a key written in another case or with other separators
+  // (`Custom_Tier`, `accountName` for `account_name`) is named first, and the complete
+  // list is one `/columns` call away.
+  const loose = (key: string) => key.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
+  const unknown = (what: string, key: string, listed: string) => {
+    const near = [...columns.map((c) => c.key), ...Object.keys(aliases)].find((k) => loose(k) === loose(key));
+    return `${what} "${key}"${near ? `; did you mean "${near}"?` : ''}; ${listed} of ${report.id} (all of them: /columns): ${validKeys()}`;
+  };
 
   // The filter-values column, resolved here so that an unknown one is reported with the
   // other problems of the request.
   let excluded: Column | undefined;
   if (input.excludeFilterOn !== undefined) {
     excluded = resolve(input.excludeFilterOn);
-    if (!excluded) errors.push({ field: 'filterField', message: `unknown column "${input.excludeFilterOn}"; columns of ${report.id}: ${validKeys()}` });
+    if (!excluded) errors.push({ field: 'filterField', message: unknown('unknown column', input.excludeFilterOn, 'columns') });
   }
 
   // Filters.
@@ -215,7 +224,7 @@ export function buildPlan(input: PlanInput): Plan {
     const field = `filters.${key}`;
     const column = resolve(key);
     if (!column) {
-      errors.push({ field, message: `unknown column "${key}"; filterable columns of ${report.id}: ${validKeys()}` });
+      errors.push({ field, message: unknown('unknown column', key, 'filterable columns') });
       continue;
     }
     const operation = operationOf(raw);
@@ -244,7 +253,7 @@ export function buildPlan(input: PlanInput): Plan {
   const sort: { column: Column; direction: Direction }[] = [];
   for (const term of paging.sort) {
     const column = resolve(term.key);
-    if (!column) errors.push({ field: 'sort', message: `unknown sort property "${term.key}"; sortable columns of ${report.id}: ${validKeys()}` });
+    if (!column) errors.push({ field: 'sort', message: unknown('unknown sort property', term.key, 'sortable columns') });
     else sort.push({ column, direction: term.direction });
   }
 
@@ -255,7 +264,7 @@ export function buildPlan(input: PlanInput): Plan {
     const seen = new Set<string>();
     body.columns.forEach((key, i) => {
       const column = resolve(key);
-      if (!column) errors.push({ field: `columns[${i}]`, message: `unknown column "${key}"; columns of ${report.id}: ${validKeys()}` });
+      if (!column) errors.push({ field: `columns[${i}]`, message: unknown('unknown column', key, 'columns') });
       else if (!seen.has(key)) {
         seen.add(key);
         output.push({ key, column });
@@ -322,8 +331,9 @@ export function epochBound(value: number | null, side: 'min' | 'max'): number | 
 
 function epoch(value: unknown, field: string, errors: FieldError[]): number | null {
   if (typeof value === 'number' && Number.isFinite(value)) return value;
-  if (typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value.trim())) return Number(value.trim());
-  errors.push({ field, message: `must be epoch seconds (a number, or a string of digits), got ${JSON.stringify(value)}` });
+  const n = typeof value === 'string' ? decimalNumber(value) : undefined;
+  if (n !== undefined) return n;
+  errors.push({ field, message: `must be epoch seconds: a number, or a string holding one ("1700000000", "1.7e9"), got ${JSON.stringify(value)}` });
   return null;
 }
 

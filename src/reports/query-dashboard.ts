@@ -4,9 +4,12 @@
  * summed once per account / opportunity, not once per partner row, in the totals and in
  * each partner's figures alike.
  *
- * Amounts are stored as double precision; they are summed as numeric (`sum(x::numeric)`,
- * each value converted at its 15 significant digits), so 25367.9 is not reported as
- * 25367.900000000005, and the sum does not depend on the order rows are added in.
+ * Amounts are stored as double precision; they are summed as numeric, so 25367.9 is not
+ * reported as 25367.900000000005, and the sum does not depend on the order rows are added
+ * in. Each value is converted through its text (`x::text::numeric`): the shortest digits
+ * that read back as the stored double, the value the rows and the CSV show. `x::numeric`
+ * keeps only 15 significant digits (12345678901234.56 became 12345678901234.6), and it
+ * took twice as long (2,000,000 values: 0.94-1.14 s against 0.44-0.45 s).
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Plan } from './plan.js';
@@ -59,13 +62,13 @@ export function dashboardQueries(plan: Plan): DashboardQueries {
                 'overlaps', coalesce(sum(g.n) filter (where g.kind = 'account'), 0)::bigint,
                 'partners', count(g.partner_org_id) filter (where g.kind = 'partner'),
                 'customers', count(g.crm_account_id) filter (where g.kind = 'account' and g.customer),
-                'open_pipeline_amount', coalesce(sum(g.p::numeric) filter (where g.kind = 'account'), 0)::float8,
-                'account_acv', coalesce(sum(g.v::numeric) filter (where g.kind = 'account'), 0)::float8)
+                'open_pipeline_amount', coalesce(sum(g.p::text::numeric) filter (where g.kind = 'account'), 0)::float8,
+                'account_acv', coalesce(sum(g.v::text::numeric) filter (where g.kind = 'account'), 0)::float8)
               from g) as totals,
             (select coalesce(json_agg(json_build_object('partner_public_id', b.id, 'partner_name', b.name, 'overlaps', b.overlaps,
                   'overlapping_accounts', b.accounts, 'open_pipeline_amount', b.pipeline) order by b.overlaps desc, lower(b.name) collate "C", b.id), '[]')
               from (select g.partner_org_public_id as id, g.partner_org_name as name, sum(g.n)::bigint as overlaps,
-                  count(g.crm_account_id) as accounts, coalesce(sum(g.p::numeric), 0)::float8 as pipeline
+                  count(g.crm_account_id) as accounts, coalesce(sum(g.p::text::numeric), 0)::float8 as pipeline
                 from g where g.kind = 'pair' group by 1, 2) b) as by_partner`,
       };
     }
@@ -88,14 +91,14 @@ export function dashboardQueries(plan: Plan): DashboardQueries {
                 'overlaps', coalesce(sum(g.n) filter (where g.kind = 'opportunity'), 0)::bigint,
                 'accounts', count(g.crm_account_id) filter (where g.kind = 'account'),
                 'partners', count(g.partner_org_id) filter (where g.kind = 'partner'),
-                'amount', coalesce(sum(g.amount::numeric) filter (where g.kind = 'opportunity'), 0)::float8,
-                'won_amount', coalesce(sum(g.amount::numeric) filter (where g.kind = 'opportunity' and g.won), 0)::float8,
-                'open_amount', coalesce(sum(g.amount::numeric) filter (where g.kind = 'opportunity' and not g.closed), 0)::float8)
+                'amount', coalesce(sum(g.amount::text::numeric) filter (where g.kind = 'opportunity'), 0)::float8,
+                'won_amount', coalesce(sum(g.amount::text::numeric) filter (where g.kind = 'opportunity' and g.won), 0)::float8,
+                'open_amount', coalesce(sum(g.amount::text::numeric) filter (where g.kind = 'opportunity' and not g.closed), 0)::float8)
               from g) as totals,
             (select coalesce(json_agg(json_build_object('partner_public_id', b.id, 'partner_name', b.name, 'opportunities', b.opportunities,
                   'overlaps', b.overlaps, 'amount', b.amount) order by b.opportunities desc, lower(b.name) collate "C", b.id), '[]')
               from (select g.partner_org_public_id as id, g.partner_org_name as name, count(*) as opportunities, sum(g.n)::bigint as overlaps,
-                  coalesce(sum(g.amount::numeric), 0)::float8 as amount
+                  coalesce(sum(g.amount::text::numeric), 0)::float8 as amount
                 from g where g.kind = 'pair' group by 1, 2) b) as by_partner`,
       };
     case 'ATTRIBUTION_EVENTS':
@@ -111,10 +114,10 @@ export function dashboardQueries(plan: Plan): DashboardQueries {
       return {
         totals: sql`select count(distinct m.opp_crm_opportunity_id) as new_opportunities, count(*) as events,
             count(distinct m.partner_org_id) as partners, avg(m.number_days_to_new_opp)::double precision as average_days_to_new_opp,
-            (select coalesce(sum(o.amount::numeric), 0)::float8 from ${perOpp}) as pipeline,
-            (select coalesce(sum(o.amount::numeric) filter (where o.won), 0)::float8 from ${perOpp}) as won_amount
+            (select coalesce(sum(o.amount::text::numeric), 0)::float8 from ${perOpp}) as pipeline,
+            (select coalesce(sum(o.amount::text::numeric) filter (where o.won), 0)::float8 from ${perOpp}) as won_amount
           from ${f}`,
-        byPartner: sql`select p.partner_public_id, p.partner_name, count(*) as new_opportunities, sum(p.events) as events, coalesce(sum(p.amount::numeric), 0)::float8 as pipeline
+        byPartner: sql`select p.partner_public_id, p.partner_name, count(*) as new_opportunities, sum(p.events) as events, coalesce(sum(p.amount::text::numeric), 0)::float8 as pipeline
           from (select m.company_partner_public_id as partner_public_id, m.partner_org_name as partner_name, m.opp_crm_opportunity_id, count(*) as events, max(m.opp_amount) as amount
                 from ${f} group by 1, 2, 3) p
           group by 1, 2 order by new_opportunities desc, lower(p.partner_name) collate "C", 1`,
@@ -126,13 +129,13 @@ export function dashboardQueries(plan: Plan): DashboardQueries {
           where ${sql.join(scopeConditions(plan.orgId, plan.scope, 'l'), sql` and `)}
             and l.opp_rid in (select m2.rid from ${filteredRelationAs(plan, 'm2')})) k`;
       return {
-        totals: sql`select count(*) as new_opportunities, coalesce(sum(m.opp_amount::numeric), 0)::float8 as pipeline,
-            coalesce(sum(m.opp_amount::numeric) filter (where m.opp_pt_status = 'WON'), 0)::float8 as won_amount,
+        totals: sql`select count(*) as new_opportunities, coalesce(sum(m.opp_amount::text::numeric), 0)::float8 as pipeline,
+            coalesce(sum(m.opp_amount::text::numeric) filter (where m.opp_pt_status = 'WON'), 0)::float8 as won_amount,
             coalesce(sum(m.total_attribution_events), 0) as events,
             (select avg(k.number_days_to_new_opp)::double precision from ${links}) as average_days_to_new_opp,
             (select count(distinct k.partner_org_id) from ${links}) as partners
           from ${f}`,
-        byPartner: sql`select p.partner_public_id, p.partner_name, count(*) as new_opportunities, sum(p.events) as events, coalesce(sum(p.amount::numeric), 0)::float8 as pipeline
+        byPartner: sql`select p.partner_public_id, p.partner_name, count(*) as new_opportunities, sum(p.events) as events, coalesce(sum(p.amount::text::numeric), 0)::float8 as pipeline
           from (select k.company_partner_public_id as partner_public_id, k.partner_org_name as partner_name, k.opp_rid, count(*) as events, max(k.opp_amount) as amount
                 from ${links} group by 1, 2, 3) p
           group by 1, 2 order by new_opportunities desc, lower(p.partner_name) collate "C", 1`,

@@ -423,9 +423,9 @@ function narrowProbe(plan: Plan): Sql | null {
  */
 export function distinctValuesQuery(plan: Plan, column: Column, filterSearch: string | undefined, page: number, size: number): Sql {
   const e = column.type === 'boolean' ? sql`(${columnExpr(column)})::text` : columnExpr(column);
-  // Not the empty string: no filter can name it (contract section 3), and spec 4.4 promises
-  // that every value offered here works as an exact-match filter value.
-  const extra: Sql[] = [sql`${e} is not null`, sql`${e} <> ''`];
+  // Only values a filter can name as themselves: spec 4.4 promises that every value offered
+  // here works as an exact-match filter value (readsAsItself).
+  const extra: Sql[] = [sql`${e} is not null`, readsAsItselfSql(e)];
   if (filterSearch) extra.push(sql`${e} ilike ${likeContains(filterSearch)}`);
   const { from, where } = readFrom(plan, [column], extra);
   return sql`with d as (select distinct ${e} as v from ${from} where ${where})
@@ -542,24 +542,23 @@ export function csvBatchQuery(plan: Plan, after: readonly unknown[] | null, limi
 
 /**
  * Filter values of a dictionary column over every row of the organization: the stored
- * distinct values in their stored text order (`pos`), without the empty string (see
- * distinctValuesQuery). `count` is null when the stored distinct count answers it (no
- * `filterSearch`): the rows then carry `empty`, 1 when the empty string is among the
- * stored values (it sorts first, at `pos` 1, and the page starts one further), else 0,
- * to take off that count.
+ * distinct values a filter can name (see distinctValuesQuery), in their stored text order
+ * (`pos`), and how many there are. A dictionary holds at most a few thousand values, so
+ * counting them is cheap.
  */
-export function dictionaryValuesQuery(plan: Plan, name: string, filterSearch: string | undefined, page: number, size: number): { rows: Sql; count: Sql | null } {
-  const base = sql`from rpt_value_counts d where d.org_id = ${plan.orgId} and d.tbl = ${plan.report.table} and d.col = ${name}`;
-  if (!filterSearch) {
-    return {
-      rows: sql`select e.empty, p.v from (select count(*)::int as empty ${base} and d.pos = 1 and d.value = '') e
-        left join lateral (select d.value as v ${base} and d.pos > ${page * size} + e.empty and d.pos <= ${(page + 1) * size} + e.empty order by d.pos) p on true`,
-      count: null,
-    };
-  }
-  const match = sql`d.value ilike ${likeContains(filterSearch)}`;
+export function dictionaryValuesQuery(plan: Plan, name: string, filterSearch: string | undefined, page: number, size: number): { rows: Sql; count: Sql } {
+  const search = filterSearch ? sql` and d.value ilike ${likeContains(filterSearch)}` : sql``;
+  const base = sql`from rpt_value_counts d where d.org_id = ${plan.orgId} and d.tbl = ${plan.report.table} and d.col = ${name} and ${readsAsItselfSql(sql`d.value`)}${search}`;
   return {
-    rows: sql`select d.value as v ${base} and ${match} order by d.pos limit ${size} offset ${page * size}`,
-    count: sql`select count(*) as n ${base} and ${match}`,
+    rows: sql`select d.value as v ${base} order by d.pos limit ${size} offset ${page * size}`,
+    count: sql`select count(*) as n ${base}`,
   };
+}
+
+/**
+ * SQL twin of filter-language.ts `readsAsItself` (the same strings, tested on both engines):
+ * not empty, no value delimiter, no range delimiter, no operation suffix at the end.
+ */
+export function readsAsItselfSql(e: Sql): Sql {
+  return sql`(${e} <> '' and strpos(${e}, '-,-') = 0 and strpos(${e}, '<->') = 0 and right(${e}, 3) not in ('-!-', '-?-', '-^-'))`;
 }

@@ -292,6 +292,13 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
   }
 
   /** How each operation plans its request: the paging it reads and what it adds to the body's rules. */
+  // `page`, `size` and `sort` do not apply to the columns or the dashboard, but are
+  // validated as on /records, as on every report operation: a mistyped or stale one is
+  // named, not silently ignored on some operations and refused on others.
+  const unpaged = (call: ReportCall) => {
+    const { paging, errors } = pageQuery(call.query);
+    return { paging: { page: 0, size: 1, sort: paging.sort }, errors };
+  };
   const PLANNING: Record<Operation, (call: ReportCall) => { paging: Paging; options: PlanOptions }> = {
     records: (call) => {
       const { paging, errors } = pageQuery(call.query);
@@ -303,12 +310,18 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
       const { paging, field, errors } = filterValuesQuery(call.query);
       return { paging, options: { ...(field ? { excludeFilterOn: field } : {}), contextOptional: true, matchingTypeOptional: true, earlier: errors } };
     },
-    columns: () => ({ paging: { page: 0, size: 1, sort: [] }, options: { contextOptional: true, matchingTypeOptional: true } }),
+    columns: (call) => {
+      const { paging, errors } = unpaged(call);
+      return { paging, options: { contextOptional: true, matchingTypeOptional: true, earlier: errors } };
+    },
     download: (call) => {
       const { paging, errors } = pageQuery(call.query);
       return { paging: { ...paging, page: 0 }, options: { earlier: errors } };
     },
-    dashboard: () => ({ paging: { page: 0, size: 1, sort: [] }, options: {} }),
+    dashboard: (call) => {
+      const { paging, errors } = unpaged(call);
+      return { paging, options: { earlier: errors } };
+    },
   };
 
   function planFor(operation: Operation, call: ReportCall): Promise<ServicePlan> {
@@ -359,9 +372,8 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
           if (filterTypeOf(column.type) !== 'STRING') return rangeItem(column, summary.min, summary.max, pg.page, pg.size);
           if (summary.hasValues) {
             const q = dictionaryValuesQuery(p, name!, filterSearch || undefined, pg.page, pg.size);
-            const [rows, counted] = await Promise.all([run<{ v: string | null; empty?: number }>(q.rows), q.count ? run<{ n: number }>(q.count).then((r) => Number(r[0]?.n ?? 0)) : Promise.resolve(undefined)]);
-            const n = counted ?? (summary.distinctValues ?? 0) - Number(rows[0]?.empty ?? 0);
-            return filterValuesPage(rows.flatMap((r) => (r.v === null ? [] : [r.v])), n, pg.page, pg.size);
+            const [rows, counted] = await Promise.all([run<{ v: string }>(q.rows), run<{ n: number }>(q.count)]);
+            return filterValuesPage(rows.map((r) => r.v), Number(counted[0]?.n ?? 0), pg.page, pg.size);
           }
         }
         if (filterTypeOf(column.type) !== 'STRING') {

@@ -61,8 +61,32 @@ export function clip(text: string, max: number): string {
   return `${cut}…`;
 }
 
+/** A field with its item indexes left out: `context.partnerPublicIds[7]` is `context.partnerPublicIds[]`. */
+const fieldFamily = (field: string) => field.replace(/\[\d+\]/g, '[]');
+
+/**
+ * The entries listed when there are more than the limit: the first of every field (its
+ * items counted as one field) before any second one, then the rest in order, all in their
+ * original order. Thousands of bad partner ids must not hide a bad event type code: the
+ * contract names every bad field.
+ */
+function listedErrors(errors: FieldError[]): FieldError[] {
+  if (errors.length <= MAX_FIELD_ERRORS) return errors;
+  const chosen = new Set<number>();
+  const families = new Set<string>();
+  errors.forEach((e, i) => {
+    const family = fieldFamily(e.field);
+    if (chosen.size < MAX_FIELD_ERRORS && !families.has(family)) {
+      families.add(family);
+      chosen.add(i);
+    }
+  });
+  for (let i = 0; i < errors.length && chosen.size < MAX_FIELD_ERRORS; i++) chosen.add(i);
+  return errors.filter((_, i) => chosen.has(i));
+}
+
 function boundedErrors(errors: FieldError[]): FieldError[] {
-  const clipped = errors.slice(0, MAX_FIELD_ERRORS).map((e) => ({ field: clip(e.field, MAX_FIELD_LENGTH), message: clip(e.message, MAX_MESSAGE_LENGTH) }));
+  const clipped = listedErrors(errors).map((e) => ({ field: clip(e.field, MAX_FIELD_LENGTH), message: clip(e.message, MAX_MESSAGE_LENGTH) }));
   if (errors.length > MAX_FIELD_ERRORS) clipped.push({ field: 'request', message: `${errors.length - MAX_FIELD_ERRORS} more problems not listed` });
   return clipped;
 }

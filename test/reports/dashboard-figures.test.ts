@@ -93,3 +93,43 @@ for (const engine of engines) {
     });
   });
 }
+
+// Amounts of 16 and 17 significant digits: each adds as the value the rows show
+// (12345678901234.56, not the 15-digit 12345678901234.6).
+const WIDE: Record<string, number> = { A1: 12345678901234.56, A2: 0.01, A3: 1000000, O1: 1234567890123.456, O2: 0.01, O3: 0.02 };
+const wide = {
+  accounts: BUNDLE.accounts!.map((a: any) => (a.crmAccountId in WIDE ? { ...a, openPipelineAmount: WIDE[a.crmAccountId], accountAcv: WIDE[a.crmAccountId] } : a)),
+  opportunities: BUNDLE.opportunities!.map((o: any) => (o.crmOpportunityId in WIDE ? { ...o, amount: WIDE[o.crmOpportunityId] } : o)),
+};
+
+for (const engine of engines) {
+  describe(`dashboard sums of wide amounts on ${engine.name}`, () => {
+    const apps: Record<string, FixtureApp> = {};
+    before(async () => {
+      apps.stored = await fixtureApp(engine, { bundle: wide });
+      apps.plain = await fixtureApp(engine, { bundle: wide, reports: { precomputed: false, columnStore: false } });
+    });
+    after(async () => {
+      for (const f of Object.values(apps)) await f.close();
+    });
+
+    test('every digit the rows show counts, stored or computed', async () => {
+      const rows = (await apps.plain!.ok(`${R}/GLOBAL_VERTICAL_ACCOUNTS/records?size=100`, { filters: { crm_account_id: 'A1' } })).content;
+      assert.equal(rows[0].open_pipeline_amount, 12345678901234.56, 'the row shows every digit');
+      for (const [name, f] of Object.entries(apps)) {
+        for (const body of [{}, { filters: { country: 'US' } }]) {
+          const at = `${name} ${JSON.stringify(body)}`;
+          const accounts = await f.ok(`${R}/GLOBAL_VERTICAL_ACCOUNTS/dashboard`, body);
+          // A1, A2 and A3 (US accounts), each once: 12345678901234.56 + 0.01 + 1000000.
+          assert.equal(accounts.totals.openPipelineAmount, 12345679901234.57, at);
+          assert.equal(accounts.totals.accountAcv, 12345679901234.57, at);
+          const alpha = accounts.byPartner.find((p: any) => p.partnerOrgPublicId === ORG.ALPHA);
+          assert.equal(alpha.openPipelineAmount, 12345678901234.57, `${at}: Alpha's A1 and A2`);
+          const opportunities = await f.ok(`${R}/GLOBAL_VERTICAL_OPPORTUNITIES/dashboard`, body);
+          // O1 on A2, O2 on A1, O3 on A3: 1234567890123.456 + 0.01 + 0.02.
+          assert.equal(opportunities.totals.amount, 1234567890123.486, at);
+        }
+      }
+    });
+  });
+}

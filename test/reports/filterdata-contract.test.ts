@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { engines } from '../helpers/engines.js';
 import { fixtureApp, type FixtureApp } from '../helpers/fixture-app.js';
 import { BUNDLE, ORG } from '../fixtures/small-bundle.js';
+import { readsAsItself } from '../../src/reports/filter-language.js';
 
 const R = '/v1/report-analytics/report';
 const GVA = `${R}/GLOBAL_VERTICAL_ACCOUNTS`;
@@ -87,6 +88,32 @@ for (const engine of engines) {
       const together = await f.problem(`${GVA}/filterdata?filterField=city&sort=nope`, { filters: { account_acv: 'abc', nope: 'x' } });
       assert.deepEqual(fields(together), ['filters.account_acv', 'filters.nope', 'sort']);
       assert.deepEqual(fields(await f.problem(`${GVA}/filterdata?filterField=bogus&sort=nope`, {})), ['filterField', 'sort']);
+    });
+
+    test('every report operation validates page, size and sort as /records does; where they do not apply they change nothing', async () => {
+      const channelColumns = { channelReportType: 'PARTNER_ORG_MATCHED_ACCOUNTS', matchingType: 'MUTUAL', companyPartnerPublicId: ORG.ALPHA };
+      const operations: Array<[string, object]> = [
+        [`${GVA}/columns`, {}],
+        [`${GVA}/dashboard`, {}],
+        [`${GVA}/download`, {}],
+        [`${R}/ATTRIBUTION_EVENTS/dashboard`, { context: everything }],
+        ['/v1/channelecosystem/columns', channelColumns],
+      ];
+      const records = await f.problem(`${GVA}/records?page=abc&size=0&sort=nope`, {});
+      assert.deepEqual(fields(records), ['page', 'size', 'sort']);
+      for (const [url, body] of operations) {
+        const bad = await f.problem(`${url}?page=abc&size=0&sort=nope`, body);
+        assert.deepEqual(fields(bad), ['page', 'size', 'sort'], url);
+        // The same messages (the sort's names the operation's report).
+        assert.deepEqual(bad.errors!.filter((e) => e.field !== 'sort'), records.errors!.filter((e) => e.field !== 'sort'), url);
+        assert.match(bad.errors!.find((e) => e.field === 'sort')!.message, /^unknown sort property "nope"/, url);
+        // Listed with the body's problems.
+        assert.deepEqual(fields(await f.problem(`${url}?sort=nope`, { ...body, search: 5 })), ['search', 'sort'], url);
+        const plain = await f.call('POST', url, body);
+        const given = await f.call('POST', `${url}?page=3&size=5&sort=${url.includes('channel') ? 'accountName' : url.includes('ATTRIBUTION') ? 'event_date' : 'city'},desc`, body);
+        assert.equal(given.statusCode, 200, url);
+        if (!url.endsWith('/download')) assert.deepEqual(given.json(), plain.json(), `${url}: valid paging changes nothing`);
+      }
     });
 
     test('filterdata validates the filter on filterField like /records, but does not apply it', async () => {
@@ -174,6 +201,14 @@ for (const engine of engines) {
       assert.equal(many.errors!.length, 101);
       assert.equal(many.errors![100]!.message, '21 more problems not listed');
       assert.match(many.detail, /^121 problems: /);
+      // Many bad items of one field do not hide another field: each field is listed once before any field twice.
+      const ids = Array.from({ length: 150 }, (_, i) => `bbbbbbbb-0000-4000-8000-${String(i).padStart(12, '0')}`);
+      const crowded = await f.problem(`${R}/ATTRIBUTION_EVENTS/records`, { context: { partnerPublicIds: ids, eventTypeCodes: ['NOPE', 'NADA'] } });
+      assert.deepEqual(
+        crowded.errors!.map((e) => e.field),
+        [...ids.slice(0, 99).map((_, i) => `context.partnerPublicIds[${i}]`), 'context.eventTypeCodes[0]', 'request'],
+      );
+      assert.equal(crowded.errors![100]!.message, '52 more problems not listed');
       // Also when the planner finds most of them, with the schema, the query or NUL refusing something.
       const unknownColumns = Array.from({ length: 150 }, (_, i) => `nope${i}`);
       for (const [url, body] of [
@@ -197,11 +232,24 @@ for (const engine of engines) {
   });
 }
 
+/** City values the filter language reads as something other than themselves (readsAsItself), and look-alikes it reads as themselves. */
+const UNNAMEABLE = ['', 'Foo-,-Bar', '1<->2', 'Trail-!-', 'Q-?-', 'x-^-', '-!-'];
+const NAMEABLE = ['Plain-!-x', 'a-,b', '<- > no', 'Dash-', '-?'];
+
 for (const engine of engines) {
-  describe(`filterdata never offers the empty string, on ${engine.name}`, () => {
-    // A3's city is the empty string: no filter can name it (contract 3: an empty value is
-    // 400), and spec 4.4 says every value /filterdata offers works as an exact-match filter.
-    const bundle = { accounts: BUNDLE.accounts!.map((a: any) => (a.org === ORG.ACME && a.crmAccountId === 'A3' ? { ...a, city: '' } : a)) };
+  describe(`filterdata offers only values that work as exact filters, on ${engine.name}`, () => {
+    // Spec 4.4 rule 2: every value /filterdata offers works as-is as an exact-match filter.
+    // The filter language has no escape, so a value that is empty (contract 3: 400), holds
+    // "-,-" or "<->", or ends in an operation's suffix cannot be named, and is not offered.
+    // A3's city is the empty string; each other city is one more account matched to Alpha.
+    const cities = [...UNNAMEABLE.slice(1), ...NAMEABLE];
+    const bundle = {
+      accounts: [
+        ...BUNDLE.accounts!.map((a: any) => (a.org === ORG.ACME && a.crmAccountId === 'A3' ? { ...a, city: '' } : a)),
+        ...cities.map((city, i) => ({ org: ORG.ACME, crmAccountId: `X${i}`, name: `Syntax ${i}`, city })),
+      ],
+      account_matches: [...BUNDLE.account_matches!, ...cities.map((_, i) => ({ org: ORG.ACME, crmAccountId: `X${i}`, partner: ORG.ALPHA, partnerCrmAccountId: 'PA1', firstMatchDate: 0 }))],
+    };
     const apps: Record<string, FixtureApp> = {};
     before(async () => {
       apps.stored = await fixtureApp(engine, { bundle });
@@ -212,23 +260,34 @@ for (const engine of engines) {
       for (const f of Object.values(apps)) await f.close();
     });
 
-    test('stored values, the column store and SQL: no "", counted and paged without it; it still is no filter', async () => {
+    test('the JavaScript rule', () => {
+      for (const v of UNNAMEABLE) assert.equal(readsAsItself(v), false, v);
+      for (const v of NAMEABLE) assert.equal(readsAsItself(v), true, v);
+    });
+
+    test('stored values, the column store and SQL: only nameable values, counted and paged without the others; those are still no exact filter', async () => {
       const rows = (await apps.sql!.ok(`${GVA}/records?size=2000&columns=city`, { columns: ['city'] })).content.map((r: any) => r.city);
-      assert.ok(rows.includes(''), 'the fixture has an empty city');
-      const expected = [...new Set<string>(rows.filter((c: string | null) => c !== null && c !== ''))].sort((a, b) => (a.toLowerCase() < b.toLowerCase() ? -1 : a.toLowerCase() > b.toLowerCase() ? 1 : a < b ? -1 : 1));
+      for (const v of [...UNNAMEABLE, ...NAMEABLE]) assert.ok(rows.includes(v), `the fixture has the city ${JSON.stringify(v)}`);
+      const expected = [...new Set<string>(rows.filter((c: string | null) => c !== null && !UNNAMEABLE.includes(c)))].sort((a, b) => (a.toLowerCase() < b.toLowerCase() ? -1 : a.toLowerCase() > b.toLowerCase() ? 1 : a < b ? -1 : 1));
       for (const [name, f] of Object.entries(apps)) {
         // {} (every row: the stored dictionary where there is one) and a filtered body (no stored answer).
-        for (const body of [{}, { filters: { country: 'US' } }]) {
+        for (const body of [{}, { filters: { account_name: 'zzz-^-' } }, { filters: { country: 'ZZ-!-' } }]) {
+        // The other bodies keep every row but are no stored answer (the column store answers the last).
           const all = await f.ok(`${GVA}/filterdata?filterField=city&size=2000`, body);
           const offered = all.content.map((c: any) => c.filterData);
-          assert.ok(!offered.includes(''), `${name} ${JSON.stringify(body)}: ${offered}`);
+          assert.deepEqual(offered, expected, `${name} ${JSON.stringify(body)}`);
           assert.equal(all.totalElements, offered.length, name);
-          if (Object.keys(body).length === 0) assert.deepEqual(offered, expected, name);
-          const first = await f.ok(`${GVA}/filterdata?filterField=city&size=1`, body);
-          assert.deepEqual([first.content[0].filterData, first.totalElements], [offered[0], offered.length], `${name}: page 0 of size 1`);
-          const second = await f.ok(`${GVA}/filterdata?filterField=city&size=1&page=1`, body);
-          assert.equal(second.content[0].filterData, offered[1], `${name}: page 1 of size 1`);
-          for (const value of offered) assert.ok((await f.ok(`${GVA}/records`, { filters: { city: value } })).totalElements > 0, `${name}: ${value} as a filter`);
+          for (const [page, size] of [[0, 1], [1, 1], [2, 3], [1, 4]] as const) {
+            const part = await f.ok(`${GVA}/filterdata?filterField=city&size=${size}&page=${page}`, body);
+            assert.deepEqual([part.content.map((c: any) => c.filterData), part.totalElements], [offered.slice(page * size, (page + 1) * size), offered.length], `${name}: page ${page} of size ${size}`);
+          }
+          for (const value of offered) {
+            const matched = (await f.ok(`${GVA}/records?size=2000`, { filters: { city: value } })).content.map((r: any) => r.city);
+            assert.ok(matched.length > 0 && matched.every((c: string) => c === value), `${name}: ${value} as a filter gives ${matched}`);
+          }
+          // filterSearch goes through the same rule ("-" is in most of them).
+          const dashed = await f.ok(`${GVA}/filterdata?filterField=city&size=2000&filterSearch=-`, body);
+          assert.deepEqual(dashed.content.map((c: any) => c.filterData), expected.filter((v) => v.includes('-')), `${name}: filterSearch`);
         }
       }
       assert.deepEqual((await apps.stored!.problem(`${GVA}/records`, { filters: { city: '' } })).errors!.map((e) => e.field), ['filters.city']);

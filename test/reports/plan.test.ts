@@ -120,6 +120,21 @@ test('epoch bounds become the whole seconds that select the same rows, within th
   ], 'numbers keep their decimals; dates are whole seconds');
 });
 
+test('an epoch string takes the grammar of a range bound: the same numbers in both places', () => {
+  for (const [text, seconds] of [['1e3', 1000], [' 1000 ', 1000], ['-100', -100], ['+7', 7], ['.5e1', 5], ['1.7E9', 1_700_000_000]] as const) {
+    const plan = buildPlan(input('ATTRIBUTION_EVENTS', { context: { ...CONTEXT, eventDateStart: text, eventDateEnd: '2e9' }, filters: { event_date: `${text}<->2e9` } }));
+    assert.deepEqual(plan.scope.eventDate, { min: seconds, max: 2_000_000_000 }, text);
+    assert.deepEqual(plan.filters[0]!.filter, { operation: 'range', min: seconds, max: 2_000_000_000 }, `${text} as a range bound`);
+  }
+  for (const text of ['', 'abc', '0x10', '1e', '1e400', '1,5', 'Infinity']) {
+    const errs = problems(() => buildPlan(input('ATTRIBUTION_EVENTS', { context: { ...CONTEXT, eventDateStart: text, eventDateEnd: '2e9' } })));
+    assert.deepEqual(errs.map((e) => e.field), ['context.eventDateStart'], JSON.stringify(text));
+    assert.match(errs[0]!.message, /^must be epoch seconds: a number, or a string holding one/);
+    // (An empty range side is an open one.)
+    if (text !== '') assert.deepEqual(problems(() => buildPlan(input('ATTRIBUTION_EVENTS', { context: CONTEXT, filters: { event_date: `${text}<->2e9` } }))).map((e) => e.field), ['filters.event_date'], `${text} as a range bound`);
+  }
+});
+
 test('matched accounts: partner columns are exactly the shared fields', () => {
   const p = buildPlan(input('PARTNER_ORG_MATCHED_ACCOUNTS', {}, { channel: { matchingType: 'MUTUAL', companyPartnerPublicId: ALPHA.toUpperCase() } }));
   assert.deepEqual(
@@ -147,4 +162,15 @@ test('sort resolves keys and rejects unknown ones; the filter on filterField is 
   assert.deepEqual(p.sort.map((s) => [s.column.key, s.direction]), [['custom_tier', 'desc']]);
   assert.equal(p.sorted, true);
   assert.deepEqual(problems(() => buildPlan({ ...input('GLOBAL_VERTICAL_ACCOUNTS'), paging: { page: 0, size: 20, sort: [{ key: 'zzz', direction: 'asc' }] } })).map((e) => e.field), ['sort']);
+});
+
+test('an unknown key written in another case or with other separators names the column it is near', () => {
+  const errs = problems(() =>
+    buildPlan(input('GLOBAL_VERTICAL_ACCOUNTS', { filters: { Account_Name: 'x', zzz: 'y' }, columns: ['accountName'] }, { paging: { page: 0, size: 20, sort: [{ key: 'CITY', direction: 'asc' }] } })),
+  );
+  assert.deepEqual(errs.map((e) => e.field), ['filters.Account_Name', 'filters.zzz', 'sort', 'columns[0]']);
+  assert.match(errs[0]!.message, /^unknown column "Account_Name"; did you mean "account_name"\?; filterable columns of GLOBAL_VERTICAL_ACCOUNTS \(all of them: \/columns\): account_name, /);
+  assert.match(errs[1]!.message, /^unknown column "zzz"; filterable columns of /);
+  assert.match(errs[2]!.message, /^unknown sort property "CITY"; did you mean "city"\?; sortable columns of /);
+  assert.match(errs[3]!.message, /^unknown column "accountName"; did you mean "account_name"\?; columns of /);
 });

@@ -33,6 +33,7 @@ export function rangeItem(column: Column, min: number | null, max: number | null
     totalPages: 1,
     number: page,
     size,
-    content: [{ filterData: null, filterRangeMin: min, filterRangeMax: max, filterType: filterTypeOf(column.type) }],
+    // The one item is on page 0; a later page is past the end, empty as for a string column.
+    content: page === 0 ? [{ filterData: null, filterRangeMin: min, filterRangeMax: max, filterType: filterTypeOf(column.type) }] : [],
   };
 }

@@ -85,8 +85,8 @@ export function registerChannelEcosystemRoutes(app: FastifyInstance, deps: { rep
   });
 
   app.post('/v1/channelecosystem/columns', {
-    config: { planProblems: problemsOf('columns') },
-    schema: { tags, summary: 'Column metadata of a channel report (spec 2.11)', body: ChannelColumnsSchema, response: { 200: Type.Array(ColumnMetadataSchema), ...ERROR_RESPONSES } },
+    config: { queryProblems: pageQueryProblems, planProblems: problemsOf('columns') },
+    schema: { tags, summary: 'Column metadata of a channel report (spec 2.11)', querystring: PagingQuerySchema, body: ChannelColumnsSchema, response: { 200: Type.Array(ColumnMetadataSchema), ...ERROR_RESPONSES } },
     handler: async (request: Req, reply: FastifyReply) => run(request, reply, reports.columns),
   });
 

@@ -116,10 +116,11 @@ export function registerReportAnalyticsRoutes(app: FastifyInstance, deps: { repo
     });
 
     app.post(`${url}/columns`, {
-      config: { planProblems: problemsOf(report, 'columns') },
+      config: { queryProblems: pageQueryProblems, planProblems: problemsOf(report, 'columns') },
       schema: {
         tags,
         summary: `${report.title}: column metadata`,
+        querystring: PagingQuerySchema,
         body: ReportRequestSchema,
         response: { 200: Type.Array(ColumnMetadataSchema), ...ERROR_RESPONSES },
       },
@@ -148,10 +149,11 @@ export function registerReportAnalyticsRoutes(app: FastifyInstance, deps: { repo
     });
 
     app.post(`${url}/dashboard`, {
-      config: { planProblems: problemsOf(report, 'dashboard') },
+      config: { queryProblems: pageQueryProblems, planProblems: problemsOf(report, 'dashboard') },
       schema: {
         tags,
         summary: `${report.title}: totals and per-partner breakdown`,
+        querystring: PagingQuerySchema,
         body: ReportRequestSchema,
         response: { 200: DashboardSchema, ...ERROR_RESPONSES },
       },
