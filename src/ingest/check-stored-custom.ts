@@ -56,7 +56,7 @@ async function conflicts(db: Kysely<any>, entity: string): Promise<LineProblem[]
         where d.entity = '${entity}' and ${value} is not null and not (${valid})
           and not exists (select 1 from ${t.staged} x where x.org = d.org and x.${t.id} = r.${t.id})
       ),
-      numbered as (select *, row_number() over (partition by line order by id) as n, count(*) over (partition by line) as total from bad)
+      numbered as (select *, row_number() over (partition by line order by id collate "C") as n, count(*) over (partition by line) as total from bad)
       select line, key, type, id, value, n, total from numbered where n <= ${MAX_EXAMPLES} order by line, n`,
     )
     .execute(db);

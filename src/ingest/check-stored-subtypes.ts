@@ -29,7 +29,7 @@ export async function checkStoredSubtypes(db: Kysely<any>, present: ReadonlySet<
         where not exists (select 1 from jsonb_array_elements(coalesce(t.subtypes, '[]')) s where s->>'code' = e.event_subtype_code)
           ${replaced}
       ),
-      numbered as (select *, row_number() over (partition by line order by subtype, org, id) as n, count(*) over (partition by line) as total from bad)
+      numbered as (select *, row_number() over (partition by line order by subtype collate "C", org collate "C", id collate "C") as n, count(*) over (partition by line) as total from bad)
       select line, subtype, org, id, n, total from numbered where n <= ${MAX_EXAMPLES} order by line, n`,
     )
     .execute(db);

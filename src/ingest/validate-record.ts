@@ -73,7 +73,8 @@ function scalar(type: ScalarType, value: unknown, text: boolean): unknown {
       return new Bad(`must be ${EXPECTED[type]}, got ${describe(value)}`);
     case 'number':
       if (typeof value === 'number' && Number.isFinite(value)) return value;
-      if (text && typeof value === 'string' && NUMBER_TEXT.test(value.trim())) return Number(value);
+      // A cell beyond a double's range (`1e400`) reads as Infinity: refused, as the same value in NDJSON is.
+      if (text && typeof value === 'string' && NUMBER_TEXT.test(value.trim()) && Number.isFinite(Number(value))) return Number(value);
       return new Bad(`must be ${EXPECTED.number}, got ${describe(value)}`);
     case 'boolean':
       if (typeof value === 'boolean') return value;

@@ -133,3 +133,34 @@ for (const engine of engines) {
     });
   });
 }
+
+// Two amounts each within the double range whose sum is not: the figure is null, and
+// neither the import (which stores the dashboards) nor the request fails.
+const HUGE = 1.7976931348623157e308;
+const huge = { accounts: BUNDLE.accounts!.map((a: any) => (a.crmAccountId === 'A1' || a.crmAccountId === 'A2' ? { ...a, accountAcv: HUGE } : a)) };
+
+for (const engine of engines) {
+  describe(`dashboard sums past the double range on ${engine.name}`, () => {
+    const apps: Record<string, FixtureApp> = {};
+    before(async () => {
+      apps.stored = await fixtureApp(engine, { bundle: huge });
+      apps.plain = await fixtureApp(engine, { bundle: huge, reports: { precomputed: false, columnStore: false } });
+    });
+    after(async () => {
+      for (const f of Object.values(apps)) await f.close();
+    });
+
+    test('a sum beyond the double range is null; the other figures stand', async () => {
+      for (const [name, f] of Object.entries(apps)) {
+        for (const body of [{}, { filters: { country: 'US' } }]) {
+          const d = await f.ok(`${R}/GLOBAL_VERTICAL_ACCOUNTS/dashboard`, body);
+          assert.equal(d.totals.accountAcv, null, `${name} ${JSON.stringify(body)}`);
+          assert.equal(d.totals.overlappingAccounts, 3, `${name} ${JSON.stringify(body)}`);
+        }
+        // One of them alone is a number.
+        const one = await f.ok(`${R}/GLOBAL_VERTICAL_ACCOUNTS/dashboard`, { filters: { crm_account_id: 'A2' } });
+        assert.equal(one.totals.accountAcv, HUGE, name);
+      }
+    });
+  });
+}
