@@ -15,6 +15,8 @@ export interface FieldSpec {
   oneOf?: readonly string[];
   /** Non-negative numbers only. */
   nonNegative?: boolean;
+  /** The largest value allowed (the column's type holds no more). */
+  max?: number;
   /** Column of the staging (and target) table. */
   column: string;
 }
@@ -33,9 +35,21 @@ export interface EntitySpec {
   customEntity?: 'account' | 'opportunity' | 'event';
 }
 
+/**
+ * The keys of an event's `custom` object that contract 7 names, and the attribution
+ * reports' Group C columns that show them (spec 2.5: all string). A value of one of them
+ * must be a string (or null) unless a custom field definition of the event types its key.
+ */
+export const EVENT_DETAIL_COLUMNS: Readonly<Record<string, string>> = {
+  campaignId: 'custom_event_campaign_id', leadId: 'custom_event_lead_id', contactId: 'custom_event_contact_id',
+  opportunityId: 'custom_event_opportunity_id', detail1: 'custom_event_detail_1', detail2: 'custom_event_detail_2', note: 'custom_event_note',
+};
+
 const f = (path: string, type: FieldType, column: string, extra: Partial<FieldSpec> = {}): FieldSpec => ({ path, type, column, ...extra });
 const req = { required: true } as const;
 const count = { nonNegative: true } as const;
+/** A count stored in an `integer` column (migration 0001): larger values failed the load with "integer out of range". */
+const count32 = { nonNegative: true, max: 2 ** 31 - 1 } as const;
 
 /**
  * In the order of the contract's table: the order files are read, problems are sorted
@@ -49,7 +63,7 @@ export const ENTITIES: readonly EntitySpec[] = [
       f('publicId', 'uuid', 'public_id', req), f('name', 'string', 'name', req), f('website', 'string', 'website'),
       f('street', 'string', 'street'), f('city', 'string', 'city'), f('state', 'string', 'state'),
       f('zipCode', 'string', 'zip_code'), f('country', 'string', 'country'),
-      f('attributionWindowDays', 'integer', 'attribution_window_days', count),
+      f('attributionWindowDays', 'integer', 'attribution_window_days', count32),
     ],
   },
   {
@@ -65,8 +79,8 @@ export const ENTITIES: readonly EntitySpec[] = [
       f('org', 'uuid', 'org', req), f('partner', 'uuid', 'partner', req), f('status', 'string', 'status', { required: true, oneOf: ['CONNECTED', 'PENDING', 'DISCONNECTED'] }),
       f('mutual', 'boolean', 'mutual'), f('partnerType', 'string', 'partner_type'), f('recommended', 'boolean', 'recommended'),
       f('firstConnectedDate', 'date', 'first_connected_date'), f('mostRecentConnectedDate', 'date', 'most_recent_connected_date'),
-      f('lastPartnerSheetUploadDate', 'date', 'last_partner_sheet_upload_date'), f('activeConnections', 'integer', 'active_connections', count),
-      f('spreadsheetsShared', 'integer', 'spreadsheets_shared', count), f('owner.name', 'string', 'owner_name'), f('owner.email', 'string', 'owner_email'),
+      f('lastPartnerSheetUploadDate', 'date', 'last_partner_sheet_upload_date'), f('activeConnections', 'integer', 'active_connections', count32),
+      f('spreadsheetsShared', 'integer', 'spreadsheets_shared', count32), f('owner.name', 'string', 'owner_name'), f('owner.email', 'string', 'owner_email'),
       f('owner.phone', 'string', 'owner_phone'), f('crmRecordId', 'string', 'crm_record_id'), f('prmRecordId', 'string', 'prm_record_id'),
       f('averageReferralDealSize', 'number', 'average_referral_deal_size'), f('sharedFields', 'stringList', 'shared_fields'),
     ],

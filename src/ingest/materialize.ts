@@ -11,6 +11,7 @@
  * written as NULL (and left out of `partner_fields`), so no request can ever reach it.
  */
 import { sql, type Kysely } from 'kysely';
+import { EVENT_DETAIL_COLUMNS } from './bundle-spec.js';
 import type { Engine } from '../db/database.js';
 import { ACCOUNT_FIELDS, partnerCustomKeySql, type AccountField } from '../reports/catalog/account-fields.js';
 import { ANALYTICS_REPORTS, CHANNEL_REPORTS, isTextual, reportById, type ReportDefinition } from '../reports/catalog/index.js';
@@ -286,11 +287,7 @@ const groupB: Pairs = [
 ];
 
 /** Group C from event `e`. */
-const groupC: Pairs = [
-  ['custom_event_campaign_id', "e.custom->>'campaignId'"], ['custom_event_lead_id', "e.custom->>'leadId'"],
-  ['custom_event_contact_id', "e.custom->>'contactId'"], ['custom_event_opportunity_id', "e.custom->>'opportunityId'"],
-  ['custom_event_detail_1', "e.custom->>'detail1'"], ['custom_event_detail_2', "e.custom->>'detail2'"], ['custom_event_note', "e.custom->>'note'"],
-];
+const groupC: Pairs = Object.entries(EVENT_DETAIL_COLUMNS).map(([key, column]) => [column, `e.custom->>${quote(key)}`]);
 
 /** Event columns from event `e`, its type `et`, subtype `st`, partner `po`, top parent `tp`. */
 const eventColumns: Pairs = [

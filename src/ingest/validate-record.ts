@@ -12,7 +12,7 @@
  * known length, not an object with per-record keys, which V8 handles far faster).
  */
 import { SHAREABLE_NAMES } from '../reports/catalog/account-fields.js';
-import type { EntitySpec, FieldSpec } from './bundle-spec.js';
+import { EVENT_DETAIL_COLUMNS, type EntitySpec, type FieldSpec } from './bundle-spec.js';
 
 export interface FieldProblem {
   field: string;
@@ -136,10 +136,13 @@ function converter(field: FieldSpec): Convert {
     case 'boolean':
     case 'date': {
       const type = field.type;
-      if (!field.nonNegative) return (v, text) => scalar(type, v, text);
+      if (!field.nonNegative && field.max === undefined) return (v, text) => scalar(type, v, text);
+      const max = field.max ?? Infinity;
       return (v, text) => {
         const r = scalar(type, v, text);
-        return typeof r === 'number' && r < 0 ? new Bad(`must not be negative, got ${r}`) : r;
+        if (typeof r !== 'number') return r;
+        if (field.nonNegative && r < 0) return new Bad(`must not be negative, got ${r}`);
+        return r > max ? new Bad(`must be at most ${max}, got ${r}`) : r;
       };
     }
     case 'stringList':
@@ -151,10 +154,17 @@ function converter(field: FieldSpec): Convert {
         return v;
       };
     case 'subtypes':
-      return (v) =>
-        Array.isArray(v) && v.every((s) => s && typeof s === 'object' && !Array.isArray(s) && typeof s.code === 'string' && typeof s.displayName === 'string' && Object.keys(s).every((k) => k === 'code' || k === 'displayName'))
-          ? (containsNul(v) ? NUL_PROBLEM : v)
-          : new Bad('must be an array of { code, displayName } with string values');
+      return (v) => {
+        if (!(Array.isArray(v) && v.every((s) => s && typeof s === 'object' && !Array.isArray(s) && typeof s.code === 'string' && typeof s.displayName === 'string' && Object.keys(s).every((k) => k === 'code' || k === 'displayName')))) {
+          return new Bad('must be an array of { code, displayName } with string values');
+        }
+        if (containsNul(v)) return NUL_PROBLEM;
+        // A code listed twice made two subtype rows of one code, and every event of it two
+        // links: the report build then failed on its primary key.
+        const codes = (v as Array<{ code: string }>).map((s) => s.code);
+        const repeated = codes.find((c, i) => codes.indexOf(c) !== i);
+        return repeated === undefined ? v : new Bad(`lists the subtype code ${JSON.stringify(repeated)} more than once`);
+      };
     case 'custom':
       // Typed per record (the definitions depend on its organization): see customValues.
       return (v) => v;
@@ -293,7 +303,8 @@ function customValues(
   }
   const org = typeof record.org === 'string' ? record.org.toLowerCase() : '';
   const types = spec.customEntity ? customTypes(org, spec.customEntity) : undefined;
-  if (!types) {
+  const details = spec.customEntity === 'event' ? EVENT_DETAIL_COLUMNS : undefined;
+  if (!types && !details) {
     out.row[index] = value;
     return;
   }
@@ -301,7 +312,12 @@ function customValues(
   let ok = true;
   for (const key in value as Record<string, unknown>) {
     const v = (value as Record<string, unknown>)[key];
-    const type = types.get(key);
+    const type = types?.get(key);
+    if (v !== null && !type && details && Object.hasOwn(details, key) && typeof v !== 'string') {
+      problem(out, `custom.${key}`, `must be ${EXPECTED.string}, got ${describe(v)} (shown as the string column ${details[key]})`);
+      ok = false;
+      continue;
+    }
     if (v === null || !type) {
       typed[key] = v;
       continue;

@@ -24,3 +24,32 @@ test('a CSV number beyond the double range is a problem, as in NDJSON; one withi
     assert.deepEqual(v.problems, [], cell);
   }
 });
+
+const check = (entity: string, record: Record<string, unknown>) =>
+  validateRecord(ENTITY_BY_NAME.get(entity)!, record, false, () => undefined).problems.map((p) => `${p.field}: ${p.problem}`);
+
+test('counts stored in integer columns are at most 2^31 - 1 (larger ones failed the load)', () => {
+  assert.deepEqual(check('orgs', { publicId: ORG.ACME, name: 'A', attributionWindowDays: 2 ** 31 }), ['attributionWindowDays: must be at most 2147483647, got 2147483648']);
+  assert.deepEqual(check('orgs', { publicId: ORG.ACME, name: 'A', attributionWindowDays: 2 ** 31 - 1 }), []);
+  assert.deepEqual(check('partnerships', { org: ORG.ACME, partner: ORG.ALPHA, status: 'CONNECTED', activeConnections: 3e9, spreadsheetsShared: -1 }), [
+    'activeConnections: must be at most 2147483647, got 3000000000',
+    'spreadsheetsShared: must not be negative, got -1',
+  ]);
+  // Counts in bigint columns keep their range.
+  assert.deepEqual(check('accounts', { org: ORG.ACME, crmAccountId: 'X', name: 'X', numberOfEmployees: 3e9 }), []);
+});
+
+test('an event type lists each subtype code once', () => {
+  const subtypes = [{ code: 'A', displayName: 'A' }, { code: 'B', displayName: 'B' }, { code: 'A', displayName: 'Again' }];
+  assert.deepEqual(check('event_types', { code: 'T', displayName: 'T', group: 'G', subtypes }), ['subtypes: lists the subtype code "A" more than once']);
+  assert.deepEqual(check('event_types', { code: 'T', displayName: 'T', group: 'G', subtypes: subtypes.slice(0, 2) }), []);
+});
+
+test("an event's named custom details are strings; its other custom keys are kept as given", () => {
+  const event = (custom: object) => ({ org: ORG.ACME, eventId: 'E', eventDate: 1, eventTypeCode: 'T', crmAccountId: 'X', partner: ORG.ALPHA, custom });
+  assert.deepEqual(check('events', event({ note: 5, detail1: true, campaignId: 'C-1', leadId: null, other: 7 })), [
+    'custom.note: must be a string, got number 5 (shown as the string column custom_event_note)',
+    'custom.detail1: must be a string, got boolean true (shown as the string column custom_event_detail_1)',
+  ]);
+  assert.deepEqual(check('events', event({ note: 'n', other: 7 })), []);
+});
