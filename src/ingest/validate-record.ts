@@ -25,7 +25,6 @@ export type CustomType = 'string' | 'number' | 'currency' | 'date' | 'boolean';
 export type CustomTypes = (org: string, entity: string) => ReadonlyMap<string, CustomType> | undefined;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const INTEGER_TEXT = /^[+-]?\d+$/;
 const NUMBER_TEXT = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 const CUSTOM_SHARE = /^custom\.[^.]+$/;
 
@@ -69,7 +68,8 @@ function scalar(type: ScalarType, value: unknown, text: boolean): unknown {
     case 'integer':
     case 'date':
       if (typeof value === 'number' && Number.isSafeInteger(value)) return value;
-      if (text && typeof value === 'string' && INTEGER_TEXT.test(value.trim()) && Number.isSafeInteger(Number(value))) return Number(value);
+      // A cell takes the number grammar (`1e3`, `1.0`) as the same JSON number does, when it is a whole number.
+      if (text && typeof value === 'string' && NUMBER_TEXT.test(value.trim()) && Number.isSafeInteger(Number(value))) return Number(value);
       return new Bad(`must be ${EXPECTED[type]}, got ${describe(value)}`);
     case 'number':
       if (typeof value === 'number' && Number.isFinite(value)) return value;
@@ -241,7 +241,9 @@ export function validateRecord(spec: EntitySpec, record: Record<string, unknown>
     const value = record[key];
     const slot = slots.get(key);
     if (!slot) {
-      problem(out, key, 'unknown field');
+      // An empty CSV header cell names no field; a value in its column is named by that, not by an empty field name.
+      if (key === '') problem(out, '-', fromCsv ? 'a value in a column whose header cell is empty' : 'a field with an empty name');
+      else problem(out, key, 'unknown field');
     } else if (slot.kind === 'field') {
       put(spec, record, fromCsv, customTypes, out, slot.compiled, value);
     } else if (value !== null && value !== undefined) {

@@ -21,9 +21,12 @@ type Sql = RawBuilder<unknown>;
  * A numeric sum as a double, or NULL when it is beyond the double range: amounts each
  * within it (up to about 1.8e308) can add up past it, and such a figure is no JSON number.
  * Casting it would be a database error, which would fail the import's stored dashboards
- * and answer a valid request with an error. PostgreSQL computes the repeated sum once.
+ * and answer a valid request with an error. The bound is exact: 2^1024 - 2^970, half a
+ * unit past the largest double, from where a value rounds to infinity (below it, it
+ * rounds to a double, the largest at most). PostgreSQL computes the repeated sum once.
  */
-const asDouble = (sum: Sql): Sql => sql`(case when abs(${sum}) <= 1.7976931348623157e308 then (${sum})::float8 end)`;
+const DOUBLE_OVERFLOW = (2n ** 1024n - 2n ** 970n).toString();
+const asDouble = (sum: Sql): Sql => sql`(case when abs(${sum}) < ${sql.raw(DOUBLE_OVERFLOW)} then (${sum})::float8 end)`;
 
 /**
  * Totals, per-partner rows and (events) per-event-type rows as separate statements, or

@@ -53,3 +53,16 @@ test("an event's named custom details are strings; its other custom keys are kep
   ]);
   assert.deepEqual(check('events', event({ note: 'n', other: 7 })), []);
 });
+
+test('a CSV integer or date takes the number grammar when the value is whole, as the same JSON number does', () => {
+  for (const [cell, n] of [['1e3', 1000], ['1.0', 1], [' 42 ', 42], ['-5', -5]] as const) {
+    const v = validateRecord(accounts, { org: ORG.ACME, crmAccountId: 'X', name: 'X', recentOpenOppDate: cell }, true, types);
+    assert.deepEqual([v.problems, v.row.includes(n)], [[], true], cell);
+  }
+  for (const cell of ['1.5', '1e400', '9007199254740993', 'abc']) assert.equal(problems({ recentOpenOppDate: cell }, true).length, 1, cell);
+});
+
+test('a value under an empty CSV header cell is named as such, not as a field with no name', () => {
+  assert.deepEqual(problems({ '': 'x' }, true), ['-: a value in a column whose header cell is empty']);
+  assert.deepEqual(problems({ '': 'x' }, false), ['-: a field with an empty name']);
+});

@@ -137,7 +137,12 @@ for (const engine of engines) {
 // Two amounts each within the double range whose sum is not: the figure is null, and
 // neither the import (which stores the dashboards) nor the request fails.
 const HUGE = 1.7976931348623157e308;
-const huge = { accounts: BUNDLE.accounts!.map((a: any) => (a.crmAccountId === 'A1' || a.crmAccountId === 'A2' ? { ...a, accountAcv: HUGE } : a)) };
+// A1 and A2's ACV overflow together; the open pipeline HUGE + 200 + 300 rounds to HUGE, a
+// double; the opportunities O1, O2 and O3 (each linked to an event) overflow together.
+const huge = {
+  accounts: BUNDLE.accounts!.map((a: any) => (a.crmAccountId === 'A1' ? { ...a, accountAcv: HUGE, openPipelineAmount: HUGE } : a.crmAccountId === 'A2' ? { ...a, accountAcv: HUGE } : a)),
+  opportunities: BUNDLE.opportunities!.map((o: any) => (['O1', 'O2', 'O3'].includes(o.crmOpportunityId) ? { ...o, amount: HUGE } : o)),
+};
 
 for (const engine of engines) {
   describe(`dashboard sums past the double range on ${engine.name}`, () => {
@@ -153,9 +158,20 @@ for (const engine of engines) {
     test('a sum beyond the double range is null; the other figures stand', async () => {
       for (const [name, f] of Object.entries(apps)) {
         for (const body of [{}, { filters: { country: 'US' } }]) {
+          const at = `${name} ${JSON.stringify(body)}`;
           const d = await f.ok(`${R}/GLOBAL_VERTICAL_ACCOUNTS/dashboard`, body);
-          assert.equal(d.totals.accountAcv, null, `${name} ${JSON.stringify(body)}`);
-          assert.equal(d.totals.overlappingAccounts, 3, `${name} ${JSON.stringify(body)}`);
+          assert.equal(d.totals.accountAcv, null, at);
+          assert.equal(d.totals.overlappingAccounts, 3, at);
+          assert.equal(d.totals.openPipelineAmount, HUGE, `${at}: just past the largest double still rounds to it`);
+          const opportunities = await f.ok(`${R}/GLOBAL_VERTICAL_OPPORTUNITIES/dashboard`, body);
+          assert.equal(opportunities.totals.amount, null, at);
+          assert.equal(opportunities.totals.opportunities, 3, at);
+        }
+        for (const report of ['PIPELINE_ATTRIBUTION_SUMMARY', 'PIPELINE_ATTRIBUTION_DETAIL']) {
+          const d = await f.ok(`${R}/${report}/dashboard`, { context: CONTEXT });
+          assert.equal(d.totals.pipeline, null, `${name} ${report}`);
+          assert.ok(d.totals.newOpportunities >= 3, `${name} ${report}`);
+          assert.ok(d.byPartner.some((p: any) => p.pipeline === null), `${name} ${report}: a partner credited with two of them`);
         }
         // One of them alone is a number.
         const one = await f.ok(`${R}/GLOBAL_VERTICAL_ACCOUNTS/dashboard`, { filters: { crm_account_id: 'A2' } });
