@@ -6,8 +6,8 @@
  * its cast (`invalid input syntax for type double precision`), and every later import
  * with it, or, on a record no report row reads yet, stayed to fail later.
  *
- * Each conflict is a problem of the definition's line, its first MAX_EXAMPLES records
- * named. Stored records the bundle replaces are left out: their new values are checked
+ * Each conflict is a problem of the definition's line, its first records named
+ * (stored-examples.ts). Stored records the bundle replaces are left out: their new values are checked
  * as bundle records (validate-record.ts). A value is checked by the same rule as a
  * bundle record's (customValueValidSql, beside the record validation's own), as JSON:
  * a string "3" kept from a CSV cell before the key had a definition is not a number.
@@ -17,10 +17,8 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { LineProblem } from './check-references.js';
+import { storedConflicts } from './stored-examples.js';
 import { customExpected, customValueValidSql, type CustomType } from './validate-record.js';
-
-/** Records named per definition; the rest are counted. */
-const MAX_EXAMPLES = 5;
 
 /** Where each entity's records are stored and what names one (the natural key beside the organization). */
 const STORED: Record<string, { table: string; staged: string; id: string; noun: string; plural: string }> = {
@@ -48,28 +46,17 @@ async function conflicts(db: Kysely<any>, entity: string): Promise<LineProblem[]
   const t = STORED[entity]!;
   const value = `r.custom -> d.key`;
   const valid = `case d.type ${TYPES.map((type) => `when '${type}' then ${customValueValidSql(type, value)}`).join(' ')} end`;
-  const rows = await sql
-    .raw<{ line: number; key: string; type: CustomType; id: string; value: unknown; n: number; total: number }>(
-      `with bad as (
-        select d.line, d.key, d.type, r.${t.id} as id, ${value} as value
+  return storedConflicts<{ key: string; type: CustomType; id: string; value: unknown }>(db, {
+    bad: `select d.line, d.key, d.type, r.${t.id} as id, ${value} as value
         from (${CHANGED}) d join ${t.table} r on r.org_id = d.org_id
         where d.entity = '${entity}' and ${value} is not null and not (${valid})
-          and not exists (select 1 from ${t.staged} x where x.org = d.org and x.${t.id} = r.${t.id})
-      ),
-      numbered as (select *, row_number() over (partition by line order by id collate "C") as n, count(*) over (partition by line) as total from bad)
-      select line, key, type, id, value, n, total from numbered where n <= ${MAX_EXAMPLES} order by line, n`,
-    )
-    .execute(db);
-  const out: LineProblem[] = [];
-  for (const r of rows.rows) {
-    const not = `not ${customExpected(r.type)}`;
-    out.push({ entity: 'custom_fields', line: Number(r.line), field: 'type', problem: `stored ${t.noun} ${r.id} has custom.${r.key} ${shown(r.value)}, ${not}` });
-    const more = Number(r.total) - MAX_EXAMPLES;
-    if (Number(r.n) === MAX_EXAMPLES && more > 0) {
-      out.push({ entity: 'custom_fields', line: Number(r.line), field: 'type', problem: `and ${more} more stored ${more === 1 ? t.noun : t.plural} whose custom.${r.key} is ${not}` });
-    }
-  }
-  return out;
+          and not exists (select 1 from ${t.staged} x where x.org = d.org and x.${t.id} = r.${t.id})`,
+    orderBy: ['id'],
+    entity: 'custom_fields',
+    field: 'type',
+    example: (r) => `stored ${t.noun} ${r.id} has custom.${r.key} ${shown(r.value)}, not ${customExpected(r.type)}`,
+    more: (more, r) => `and ${more} more stored ${more === 1 ? t.noun : t.plural} whose custom.${r.key} is not ${customExpected(r.type)}`,
+  });
 }
 
 /** A stored value as JSON, shortened like the record validation's. */

@@ -5,41 +5,29 @@
  * check-references.ts), so the import refuses the type instead (contract 7: import
  * validates everything before it changes anything).
  *
- * Each conflict is a problem of the type's line, its first MAX_EXAMPLES events named.
+ * Each conflict is a problem of the type's line, its first events named (stored-examples.ts).
  * Stored events the bundle replaces are left out: their new subtypes are checked as
  * bundle records. Event types are shared by every organization, so every organization's
  * events count; an event is named with its organization.
  */
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { LineProblem } from './check-references.js';
-
-/** Events named per event type; the rest are counted. */
-const MAX_EXAMPLES = 5;
+import { storedConflicts } from './stored-examples.js';
 
 export async function checkStoredSubtypes(db: Kysely<any>, present: ReadonlySet<string>): Promise<LineProblem[]> {
   // A stored event the bundle replaces is checked as a bundle record instead.
   const replaced = present.has('events') ? 'and not exists (select 1 from stg_events_valid x where x.org = o.public_id::text and x.event_id = e.event_id)' : '';
-  const rows = await sql
-    .raw<{ line: number; subtype: string; org: string; id: string; n: number; total: number }>(
-      `with bad as (
-        select t.line, e.event_subtype_code as subtype, o.public_id::text as org, e.event_id as id
+  return storedConflicts<{ subtype: string; org: string; id: string }>(db, {
+    bad: `select t.line, e.event_subtype_code as subtype, o.public_id::text as org, e.event_id as id
         from stg_event_types_valid t
         join events e on e.event_type_code = t.code and e.event_subtype_code is not null
         join orgs o on o.id = e.org_id
         where not exists (select 1 from jsonb_array_elements(coalesce(t.subtypes, '[]')) s where s->>'code' = e.event_subtype_code)
-          ${replaced}
-      ),
-      numbered as (select *, row_number() over (partition by line order by subtype collate "C", org collate "C", id collate "C") as n, count(*) over (partition by line) as total from bad)
-      select line, subtype, org, id, n, total from numbered where n <= ${MAX_EXAMPLES} order by line, n`,
-    )
-    .execute(db);
-  const out: LineProblem[] = [];
-  for (const r of rows.rows) {
-    out.push({ entity: 'event_types', line: Number(r.line), field: 'subtypes', problem: `has no subtype "${r.subtype}", which stored event ${r.id} of organization ${r.org} has` });
-    const more = Number(r.total) - MAX_EXAMPLES;
-    if (Number(r.n) === MAX_EXAMPLES && more > 0) {
-      out.push({ entity: 'event_types', line: Number(r.line), field: 'subtypes', problem: `and ${more} more stored ${more === 1 ? 'event' : 'events'} with a subtype it does not list` });
-    }
-  }
-  return out;
+          ${replaced}`,
+    orderBy: ['subtype', 'org', 'id'],
+    entity: 'event_types',
+    field: 'subtypes',
+    example: (r) => `has no subtype "${r.subtype}", which stored event ${r.id} of organization ${r.org} has`,
+    more: (more) => `and ${more} more stored ${more === 1 ? 'event' : 'events'} with a subtype it does not list`,
+  });
 }

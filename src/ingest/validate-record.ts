@@ -12,6 +12,7 @@
  * known length, not an object with per-record keys, which V8 handles far faster).
  */
 import { SHAREABLE_NAMES } from '../reports/catalog/account-fields.js';
+import { decimalNumber } from '../reports/filter-language.js';
 import { EVENT_DETAIL_COLUMNS, type EntitySpec, type FieldSpec } from './bundle-spec.js';
 
 export interface FieldProblem {
@@ -25,7 +26,6 @@ export type CustomType = 'string' | 'number' | 'currency' | 'date' | 'boolean';
 export type CustomTypes = (org: string, entity: string) => ReadonlyMap<string, CustomType> | undefined;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const NUMBER_TEXT = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 const CUSTOM_SHARE = /^custom\.[^.]+$/;
 
 /** A failed conversion; returned (not thrown) so the valid path allocates nothing. */
@@ -66,16 +66,18 @@ function scalar(type: ScalarType, value: unknown, text: boolean): unknown {
       if (typeof value !== 'string') return new Bad(`must be ${EXPECTED.string}, got ${describe(value)}`);
       return value.includes('\u0000') ? NUL_PROBLEM : value;
     case 'integer':
-    case 'date':
+    case 'date': {
       if (typeof value === 'number' && Number.isSafeInteger(value)) return value;
       // A cell takes the number grammar (`1e3`, `1.0`) as the same JSON number does, when it is a whole number.
-      if (text && typeof value === 'string' && NUMBER_TEXT.test(value.trim()) && Number.isSafeInteger(Number(value))) return Number(value);
-      return new Bad(`must be ${EXPECTED[type]}, got ${describe(value)}`);
-    case 'number':
+      const n = text && typeof value === 'string' ? decimalNumber(value) : undefined;
+      return n !== undefined && Number.isSafeInteger(n) ? n : new Bad(`must be ${EXPECTED[type]}, got ${describe(value)}`);
+    }
+    case 'number': {
       if (typeof value === 'number' && Number.isFinite(value)) return value;
-      // A cell beyond a double's range (`1e400`) reads as Infinity: refused, as the same value in NDJSON is.
-      if (text && typeof value === 'string' && NUMBER_TEXT.test(value.trim()) && Number.isFinite(Number(value))) return Number(value);
-      return new Bad(`must be ${EXPECTED.number}, got ${describe(value)}`);
+      // decimalNumber refuses a cell beyond a double's range (`1e400`, Infinity to Number), as NDJSON refuses the value.
+      const n = text && typeof value === 'string' ? decimalNumber(value) : undefined;
+      return n ?? new Bad(`must be ${EXPECTED.number}, got ${describe(value)}`);
+    }
     case 'boolean':
       if (typeof value === 'boolean') return value;
       if (text && (value === 'true' || value === 'false')) return value === 'true';

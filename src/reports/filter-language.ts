@@ -61,8 +61,8 @@ const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 /**
  * A decimal number written as text (`-1.5`, `2e3`, white space around it ignored), or
  * undefined when the text is not one or is beyond the double range: the grammar of range
- * bounds, and of the context's epoch values given as strings (plan.ts), so the same
- * number is accepted in both places.
+ * bounds, of the context's epoch values given as strings (plan.ts) and of a bundle's CSV
+ * number cells (validate-record.ts), so the same number is accepted in every place.
  */
 export function decimalNumber(text: string): number | undefined {
   const t = text.trim();

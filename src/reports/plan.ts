@@ -199,15 +199,15 @@ export function buildPlan(input: PlanInput): Plan {
   const byKey = new Map(columns.map((c) => [c.key, c]));
   const aliases = report.aliases ?? {};
   const resolve = (key: string): Column | undefined => byKey.get(aliases[key] ?? key);
-  const validKeys = () => [...columns.map((c) => c.key), ...Object.keys(aliases)].join(', ');
+  const keys = () => [...columns.map((c) => c.key), ...Object.keys(aliases)];
   // The list is clipped with the message (500 characters), which cuts off the custom
   // columns of a wide report: a key written in another case or with other separators
   // (`Custom_Tier`, `accountName` for `account_name`) is named first, and the complete
   // list is one `/columns` call away.
   const loose = (key: string) => key.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
   const unknown = (what: string, key: string, listed: string) => {
-    const near = [...columns.map((c) => c.key), ...Object.keys(aliases)].find((k) => loose(k) === loose(key));
-    return `${what} "${key}"${near ? `; did you mean "${near}"?` : ''}; ${listed} of ${report.id} (all of them: /columns): ${validKeys()}`;
+    const near = keys().find((k) => loose(k) === loose(key));
+    return `${what} "${key}"${near ? `; did you mean "${near}"?` : ''}; ${listed} of ${report.id} (all of them: /columns): ${keys().join(', ')}`;
   };
 
   // The filter-values column, resolved here so that an unknown one is reported with the

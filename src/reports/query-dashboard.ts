@@ -18,15 +18,20 @@ import { filteredRelation, scopeConditions } from './query.js';
 type Sql = RawBuilder<unknown>;
 
 /**
- * A numeric sum as a double, or NULL when it is beyond the double range: amounts each
- * within it (up to about 1.8e308) can add up past it, and such a figure is no JSON number.
- * Casting it would be a database error, which would fail the import's stored dashboards
- * and answer a valid request with an error. The bound is exact: 2^1024 - 2^970, half a
- * unit past the largest double, from where a value rounds to infinity (below it, it
- * rounds to a double, the largest at most). PostgreSQL computes the repeated sum once.
+ * The sum of an amount column over a group (`where` its aggregate filter), exact, as a
+ * double: each value through its text (see above), and NULL when the sum is beyond the
+ * double range. Amounts each within it (up to about 1.8e308) can add up past it, and such
+ * a figure is no JSON number; casting it would be a database error, which would fail the
+ * import's stored dashboards and answer a valid request with an error. The bound is
+ * exact: 2^1024 - 2^970, half a unit past the largest double, from where a value rounds to
+ * infinity (below it, it rounds to a double, the largest at most). PostgreSQL computes the
+ * repeated sum once. `value` and `where` are this file's own SQL, never request values.
  */
 const DOUBLE_OVERFLOW = (2n ** 1024n - 2n ** 970n).toString();
-const asDouble = (sum: Sql): Sql => sql`(case when abs(${sum}) < ${sql.raw(DOUBLE_OVERFLOW)} then (${sum})::float8 end)`;
+function amountSum(value: string, where?: string): Sql {
+  const sum = sql.raw(`coalesce(sum(${value}::text::numeric)${where ? ` filter (where ${where})` : ''}, 0)`);
+  return sql`(case when abs(${sum}) < ${sql.raw(DOUBLE_OVERFLOW)} then (${sum})::float8 end)`;
+}
 
 /**
  * Totals, per-partner rows and (events) per-event-type rows as separate statements, or
@@ -73,13 +78,13 @@ export function dashboardQueries(plan: Plan): DashboardQueries {
                 'overlaps', coalesce(sum(g.n) filter (where g.kind = 'account'), 0)::bigint,
                 'partners', count(g.partner_org_id) filter (where g.kind = 'partner'),
                 'customers', count(g.crm_account_id) filter (where g.kind = 'account' and g.customer),
-                'open_pipeline_amount', ${asDouble(sql`coalesce(sum(g.p::text::numeric) filter (where g.kind = 'account'), 0)`)},
-                'account_acv', ${asDouble(sql`coalesce(sum(g.v::text::numeric) filter (where g.kind = 'account'), 0)`)})
+                'open_pipeline_amount', ${amountSum('g.p', "g.kind = 'account'")},
+                'account_acv', ${amountSum('g.v', "g.kind = 'account'")})
               from g) as totals,
             (select coalesce(json_agg(json_build_object('partner_public_id', b.id, 'partner_name', b.name, 'overlaps', b.overlaps,
                   'overlapping_accounts', b.accounts, 'open_pipeline_amount', b.pipeline) order by b.overlaps desc, lower(b.name) collate "C", b.id), '[]')
               from (select g.partner_org_public_id as id, g.partner_org_name as name, sum(g.n)::bigint as overlaps,
-                  count(g.crm_account_id) as accounts, ${asDouble(sql`coalesce(sum(g.p::text::numeric), 0)`)} as pipeline
+                  count(g.crm_account_id) as accounts, ${amountSum('g.p')} as pipeline
                 from g where g.kind = 'pair' group by 1, 2) b) as by_partner`,
       };
     }
@@ -102,14 +107,14 @@ export function dashboardQueries(plan: Plan): DashboardQueries {
                 'overlaps', coalesce(sum(g.n) filter (where g.kind = 'opportunity'), 0)::bigint,
                 'accounts', count(g.crm_account_id) filter (where g.kind = 'account'),
                 'partners', count(g.partner_org_id) filter (where g.kind = 'partner'),
-                'amount', ${asDouble(sql`coalesce(sum(g.amount::text::numeric) filter (where g.kind = 'opportunity'), 0)`)},
-                'won_amount', ${asDouble(sql`coalesce(sum(g.amount::text::numeric) filter (where g.kind = 'opportunity' and g.won), 0)`)},
-                'open_amount', ${asDouble(sql`coalesce(sum(g.amount::text::numeric) filter (where g.kind = 'opportunity' and not g.closed), 0)`)})
+                'amount', ${amountSum('g.amount', "g.kind = 'opportunity'")},
+                'won_amount', ${amountSum('g.amount', "g.kind = 'opportunity' and g.won")},
+                'open_amount', ${amountSum('g.amount', "g.kind = 'opportunity' and not g.closed")})
               from g) as totals,
             (select coalesce(json_agg(json_build_object('partner_public_id', b.id, 'partner_name', b.name, 'opportunities', b.opportunities,
                   'overlaps', b.overlaps, 'amount', b.amount) order by b.opportunities desc, lower(b.name) collate "C", b.id), '[]')
               from (select g.partner_org_public_id as id, g.partner_org_name as name, count(*) as opportunities, sum(g.n)::bigint as overlaps,
-                  ${asDouble(sql`coalesce(sum(g.amount::text::numeric), 0)`)} as amount
+                  ${amountSum('g.amount')} as amount
                 from g where g.kind = 'pair' group by 1, 2) b) as by_partner`,
       };
     case 'ATTRIBUTION_EVENTS':
@@ -125,10 +130,10 @@ export function dashboardQueries(plan: Plan): DashboardQueries {
       return {
         totals: sql`select count(distinct m.opp_crm_opportunity_id) as new_opportunities, count(*) as events,
             count(distinct m.partner_org_id) as partners, avg(m.number_days_to_new_opp)::double precision as average_days_to_new_opp,
-            (select ${asDouble(sql`coalesce(sum(o.amount::text::numeric), 0)`)} from ${perOpp}) as pipeline,
-            (select ${asDouble(sql`coalesce(sum(o.amount::text::numeric) filter (where o.won), 0)`)} from ${perOpp}) as won_amount
+            (select ${amountSum('o.amount')} from ${perOpp}) as pipeline,
+            (select ${amountSum('o.amount', 'o.won')} from ${perOpp}) as won_amount
           from ${f}`,
-        byPartner: sql`select p.partner_public_id, p.partner_name, count(*) as new_opportunities, sum(p.events) as events, ${asDouble(sql`coalesce(sum(p.amount::text::numeric), 0)`)} as pipeline
+        byPartner: sql`select p.partner_public_id, p.partner_name, count(*) as new_opportunities, sum(p.events) as events, ${amountSum('p.amount')} as pipeline
           from (select m.company_partner_public_id as partner_public_id, m.partner_org_name as partner_name, m.opp_crm_opportunity_id, count(*) as events, max(m.opp_amount) as amount
                 from ${f} group by 1, 2, 3) p
           group by 1, 2 order by new_opportunities desc, lower(p.partner_name) collate "C", 1`,
@@ -140,13 +145,13 @@ export function dashboardQueries(plan: Plan): DashboardQueries {
           where ${sql.join(scopeConditions(plan.orgId, plan.scope, 'l'), sql` and `)}
             and l.opp_rid in (select m2.rid from ${filteredRelationAs(plan, 'm2')})) k`;
       return {
-        totals: sql`select count(*) as new_opportunities, ${asDouble(sql`coalesce(sum(m.opp_amount::text::numeric), 0)`)} as pipeline,
-            ${asDouble(sql`coalesce(sum(m.opp_amount::text::numeric) filter (where m.opp_pt_status = 'WON'), 0)`)} as won_amount,
+        totals: sql`select count(*) as new_opportunities, ${amountSum('m.opp_amount')} as pipeline,
+            ${amountSum('m.opp_amount', "m.opp_pt_status = 'WON'")} as won_amount,
             coalesce(sum(m.total_attribution_events), 0) as events,
             (select avg(k.number_days_to_new_opp)::double precision from ${links}) as average_days_to_new_opp,
             (select count(distinct k.partner_org_id) from ${links}) as partners
           from ${f}`,
-        byPartner: sql`select p.partner_public_id, p.partner_name, count(*) as new_opportunities, sum(p.events) as events, ${asDouble(sql`coalesce(sum(p.amount::text::numeric), 0)`)} as pipeline
+        byPartner: sql`select p.partner_public_id, p.partner_name, count(*) as new_opportunities, sum(p.events) as events, ${amountSum('p.amount')} as pipeline
           from (select k.company_partner_public_id as partner_public_id, k.partner_org_name as partner_name, k.opp_rid, count(*) as events, max(k.opp_amount) as amount
                 from ${links} group by 1, 2, 3) p
           group by 1, 2 order by new_opportunities desc, lower(p.partner_name) collate "C", 1`,

@@ -291,7 +291,6 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
     return after ? runRows(batchQuery(p, after, p.size)) : [];
   }
 
-  /** How each operation plans its request: the paging it reads and what it adds to the body's rules. */
   // `page`, `size` and `sort` do not apply to the columns or the dashboard, but are
   // validated as on /records, as on every report operation: a mistyped or stale one is
   // named, not silently ignored on some operations and refused on others.
@@ -299,6 +298,7 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
     const { paging, errors } = pageQuery(call.query);
     return { paging: { page: 0, size: 1, sort: paging.sort }, errors };
   };
+  /** How each operation plans its request: the paging it reads and what it adds to the body's rules. */
   const PLANNING: Record<Operation, (call: ReportCall) => { paging: Paging; options: PlanOptions }> = {
     records: (call) => {
       const { paging, errors } = pageQuery(call.query);

@@ -7,11 +7,9 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { sql } from 'kysely';
 import { engines, type TestDatabase } from '../helpers/engines.js';
+import { ndjsonBundles } from '../helpers/ndjson-bundle.js';
 import { formatProblem, importBundle } from '../../src/ingest/import-bundle.js';
 import { ENTITY_BY_NAME } from '../../src/ingest/bundle-spec.js';
 import { customValueValidSql, validateRecord, type CustomType } from '../../src/ingest/validate-record.js';
@@ -19,15 +17,7 @@ import { ORG, T0 } from '../fixtures/small-bundle.js';
 
 const A = ORG.ACME;
 const B = ORG.ALPHA;
-const dirs: string[] = [];
-after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
-
-function bundle(files: Record<string, object[]>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'pr-stored-custom-'));
-  dirs.push(dir);
-  for (const [name, records] of Object.entries(files)) writeFileSync(join(dir, `${name}.ndjson`), records.map((r) => JSON.stringify(r)).join('\n') + '\n');
-  return dir;
-}
+const bundle = ndjsonBundles('pr-stored-custom-');
 
 const ORGS = [{ publicId: A, name: 'A' }, { publicId: B, name: 'B' }];
 const definition = (key: string, type: string, entity = 'account') => ({ org: A, entity, key, title: key, type, classification: 'CUSTOM_CRM_FIELD' });

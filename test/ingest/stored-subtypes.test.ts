@@ -6,26 +6,16 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { sql } from 'kysely';
 import { engines, type TestDatabase } from '../helpers/engines.js';
+import { ndjsonBundles } from '../helpers/ndjson-bundle.js';
 import { formatProblem, importBundle } from '../../src/ingest/import-bundle.js';
 import { ORG, T0 } from '../fixtures/small-bundle.js';
 
 const A = ORG.ACME;
 const B = ORG.ALPHA;
 const C = ORG.OTHER;
-const dirs: string[] = [];
-after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
-
-function bundle(files: Record<string, object[]>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'pr-stored-subtypes-'));
-  dirs.push(dir);
-  for (const [name, records] of Object.entries(files)) writeFileSync(join(dir, `${name}.ndjson`), records.map((r) => JSON.stringify(r)).join('\n') + '\n');
-  return dir;
-}
+const bundle = ndjsonBundles('pr-stored-subtypes-');
 
 const ORGS = [{ publicId: A, name: 'A' }, { publicId: B, name: 'B' }, { publicId: C, name: 'C' }];
 const workflow = (...codes: string[]) => ({ code: 'WORKFLOW', displayName: 'Workflow', group: 'Workflow', subtypes: codes.map((code) => ({ code, displayName: code })) });

@@ -94,6 +94,19 @@ for (const engine of engines) {
   });
 }
 
+/** Apps over `bundle` for the enclosing describe: the stored figures, and none (every figure computed by SQL). */
+function storedAndPlain(engine: (typeof engines)[number], bundle: NonNullable<Parameters<typeof fixtureApp>[1]>['bundle']): Record<string, FixtureApp> {
+  const apps: Record<string, FixtureApp> = {};
+  before(async () => {
+    apps.stored = await fixtureApp(engine, { bundle });
+    apps.plain = await fixtureApp(engine, { bundle, reports: { precomputed: false, columnStore: false } });
+  });
+  after(async () => {
+    for (const f of Object.values(apps)) await f.close();
+  });
+  return apps;
+}
+
 // Amounts of 16 and 17 significant digits: each adds as the value the rows show
 // (12345678901234.56, not the 15-digit 12345678901234.6).
 const WIDE: Record<string, number> = { A1: 12345678901234.56, A2: 0.01, A3: 1000000, O1: 1234567890123.456, O2: 0.01, O3: 0.02 };
@@ -104,14 +117,7 @@ const wide = {
 
 for (const engine of engines) {
   describe(`dashboard sums of wide amounts on ${engine.name}`, () => {
-    const apps: Record<string, FixtureApp> = {};
-    before(async () => {
-      apps.stored = await fixtureApp(engine, { bundle: wide });
-      apps.plain = await fixtureApp(engine, { bundle: wide, reports: { precomputed: false, columnStore: false } });
-    });
-    after(async () => {
-      for (const f of Object.values(apps)) await f.close();
-    });
+    const apps = storedAndPlain(engine, wide);
 
     test('every digit the rows show counts, stored or computed', async () => {
       const rows = (await apps.plain!.ok(`${R}/GLOBAL_VERTICAL_ACCOUNTS/records?size=100`, { filters: { crm_account_id: 'A1' } })).content;
@@ -146,14 +152,7 @@ const huge = {
 
 for (const engine of engines) {
   describe(`dashboard sums past the double range on ${engine.name}`, () => {
-    const apps: Record<string, FixtureApp> = {};
-    before(async () => {
-      apps.stored = await fixtureApp(engine, { bundle: huge });
-      apps.plain = await fixtureApp(engine, { bundle: huge, reports: { precomputed: false, columnStore: false } });
-    });
-    after(async () => {
-      for (const f of Object.values(apps)) await f.close();
-    });
+    const apps = storedAndPlain(engine, huge);
 
     test('a sum beyond the double range is null; the other figures stand', async () => {
       for (const [name, f] of Object.entries(apps)) {
