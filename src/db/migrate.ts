@@ -22,6 +22,7 @@ import * as searchValues from './migrations/0015-search-values.js';
 import * as storedDashboardsRecount from './migrations/0016-stored-dashboards-recount.js';
 import * as partnerOwnerKeys from './migrations/0017-partner-owner-keys.js';
 import * as partnerCustomKeys from './migrations/0018-partner-custom-keys.js';
+import * as jsonStringsFunction from './migrations/0019-json-strings-function.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-domain': domain,
@@ -42,6 +43,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0016-stored-dashboards-recount': storedDashboardsRecount,
   '0017-partner-owner-keys': partnerOwnerKeys,
   '0018-partner-custom-keys': partnerCustomKeys,
+  '0019-json-strings-function': jsonStringsFunction,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -113,9 +113,12 @@ const partnerAccountOrder = [text('m.pa_crm_account_id'), 'm.first_match_date', 
 /** Which report each table serves: its catalog decides what `search_text` holds. */
 const REPORT_OF_TABLE: Record<string, ReportDefinition> = Object.fromEntries([...ANALYTICS_REPORTS, ...CHANNEL_REPORTS].map((r) => [r.table, r]));
 
-/** String values of a jsonb object (custom fields, partner fields), separated like the columns. */
-const jsonStrings = (expr: string) =>
-  `coalesce((select string_agg(j.value #>> '{}', chr(31)) from jsonb_each(${expr}) j where jsonb_typeof(j.value) = 'string'), '')`;
+/**
+ * String values of a jsonb object (the partner fields), separated like the columns: a
+ * function (migration 0019) rather than a subquery, which would keep a parallel plan's
+ * per-row expressions in its leader.
+ */
+const jsonStrings = (expr: string) => `pr_json_strings(${expr})`;
 
 /**
  * The row's searchable text: every textual column of the report's catalog but its
@@ -203,14 +206,34 @@ async function columnsOf(db: Kysely<any>, table: string): Promise<ColumnDefiniti
 }
 
 /**
+ * Numbers a report's rows on their keys and sort columns only, into the unlogged scratch
+ * table `name` (`keys`, `rid`): `rid` counts from 1 per organization (`partition`) in
+ * `order`, over the rows `from` yields. The report is then written by createAs from this
+ * table joined back to its sources (`order by` org, `rid`). Numbering in the wide
+ * statement itself sorted its joined rows whole (70-odd columns, custom objects and
+ * search text): 356 MB spilled to disk for the opportunities report at scale 100, and
+ * tens of gigabytes at scale 1000; and a window function keeps the statement in one
+ * process. `from` must yield exactly the rows the wide statement joins back: the same
+ * inner joins, and keys that name one row each.
+ */
+async function numberRows(db: Kysely<any>, name: string, keys: string, partition: string, order: string, from: string): Promise<void> {
+  await sql.raw(`create unlogged table ${name} as\n  select ${keys}, row_number() over (partition by ${partition} order by ${order}) as rid\n  ${from}`).execute(db);
+  await sql.raw(`analyze ${name}`).execute(db);
+}
+
+/**
  * The rebuilt table as `create table ... as select`, the same rows as insert() would
  * write. PostgreSQL 15 runs no part of an `insert ... select` in parallel workers, but
  * does run the query of a `create table as`: the joins and the per-row expressions (the
  * search text, the merged custom objects, 80-odd columns) run in two workers and the
  * leader only writes the rows. The links report, the widest and largest, took 9.1-9.6 s
  * this way against 13.2 s by insert at scale 100 (docs/benchmarks.md, thirteenth
- * session). Its rows must already be numbered (tmp_links): a window function runs in the
- * leader, and the expressions above it with it.
+ * session). Its rows must already be numbered (numberRows): a window function runs in
+ * the leader, and the expressions above it with it. `order` (the numbered keys) writes
+ * the rows in `rid` order, each worker sorting its share and the leader merging them, so
+ * a range of `rid`s stays a range of pages for the reads that walk the default order
+ * (a page, a keyset batch of a download); at scale 100 that cost the opportunities
+ * report 4.3 s against 2.6 s unordered, and 8.2 s as an insert that numbered its rows.
  *
  * The table is made to match the live one column for column: each expression is cast to
  * the declared type (and collation), columns the report does not fill are NULL, and the
@@ -219,7 +242,7 @@ async function columnsOf(db: Kysely<any>, table: string): Promise<ColumnDefiniti
  * the rows are written (insert() keeps it, through `like ... including compression`).
  * The empty `__next` table materialize made for every report is replaced.
  */
-async function createAs(db: Kysely<any>, defs: Definitions, table: string, pairs: Pairs, from: string, owners?: Owners): Promise<void> {
+async function createAs(db: Kysely<any>, defs: Definitions, table: string, pairs: Pairs, from: string, owners: Owners, order: string): Promise<void> {
   const source = new Map(withDerived(table, pairs, defs, owners));
   const columns = await columnsOf(db, table);
   const unknown = [...source.keys()].filter((c) => !columns.some((d) => d.name === c));
@@ -228,7 +251,7 @@ async function createAs(db: Kysely<any>, defs: Definitions, table: string, pairs
   if (compressed.length) throw new Error(`${table}: createAs cannot keep the compression of ${compressed.map((c) => c.name).join(', ')}`);
   const expressions = columns.map((c) => `(${source.get(c.name) ?? 'null'})::${c.type}${c.collation ? ` collate ${c.collation}` : ''}`);
   await sql.raw(`drop table ${table}${NEXT}`).execute(db);
-  await sql.raw(`create table ${table}${NEXT} (${columns.map((c) => c.name).join(', ')}) as\n  select ${expressions.join(',\n    ')}\n  ${from}`).execute(db);
+  await sql.raw(`create table ${table}${NEXT} (${columns.map((c) => c.name).join(', ')}) as\n  select ${expressions.join(',\n    ')}\n  ${from}\n  order by ${order}`).execute(db);
   const constraints = [
     ...columns.filter((c) => c.notNull).map((c) => `alter column ${c.name} set not null`),
     ...columns.filter((c) => c.defaultExpression !== null).map((c) => `alter column ${c.name} set default ${c.defaultExpression}`),
@@ -480,23 +503,27 @@ async function computeTopParents(db: Kysely<any>): Promise<void> {
 }
 
 /**
- * The build's scratch tables, dropped before the commit. Most are temporary tables; the
- * three the links report reads (tmp_top_parents, tmp_subtypes, tmp_links) are unlogged
- * tables instead, because PostgreSQL runs no part of a plan that reads a temporary table
- * in a parallel worker (see createAs). Created and dropped inside the import transaction,
- * they are never seen by another session, and a rollback removes them like the rest.
+ * The build's scratch tables, dropped before the commit. Those createAs' statements read
+ * (the matches, top parents, subtypes, partner counts and every numbering of numberRows)
+ * are unlogged tables, the others temporary: PostgreSQL runs no part of a plan that
+ * reads a temporary table in a parallel worker. Created and dropped inside the import
+ * transaction, they are never seen by another session, and a rollback removes them like
+ * the rest.
  */
-const TEMPORARY_TABLES = ['tmp_children', 'tmp_top_parents', 'tmp_shares', 'tmp_matches', 'tmp_partner_counts', 'tmp_subtypes', 'tmp_links'] as const;
+const TEMPORARY_TABLES = ['tmp_children', 'tmp_top_parents', 'tmp_shares', 'tmp_matches', 'tmp_partner_counts', 'tmp_subtypes', 'tmp_account_rids', 'tmp_opp_rids', 'tmp_event_rids', 'tmp_links', 'tmp_match_rids'] as const;
 
 async function buildTemporaryTables(db: Kysely<any>): Promise<void> {
   await sql.raw(`create temp table tmp_shares as\n  ${sharesSelect()}`).execute(db);
   const profiles = (await sql<{ profile: number; unshared: string[] }>`select distinct profile, unshared from tmp_shares order by profile`.execute(db)).rows;
   const pa = (path: string, as: string) => `${masked(byPath(path))} as ${as}`;
   // Matches with CONNECTED partners only: pending and disconnected partners contribute nothing.
+  // `mid` names a match in one column, so the reports joined back to it by numberRows'
+  // keys get one equality to estimate (four correlated ones gave the planner 1 row for
+  // 200,000 and nested loops). Unlogged, not temporary: createAs' parallel workers read it.
   await sql
     .raw(
-      `create temp table tmp_matches as
-  select m.org_id, m.crm_account_id, m.partner_org_id, m.partner_crm_account_id, m.first_match_date,
+      `create unlogged table tmp_matches as
+  select row_number() over () as mid, m.org_id, m.crm_account_id, m.partner_org_id, m.partner_crm_account_id, m.first_match_date,
     p.prm_record_id, p.crm_record_id, p.partner_type, p.owner_name as p_owner_name, p.owner_email as p_owner_email,
     p.owner_phone as p_owner_phone, p.average_referral_deal_size,
     po.public_id::text as partner_public_id, po.name as partner_name, po.website as partner_website, po.street as partner_street,
@@ -516,27 +543,33 @@ async function buildTemporaryTables(db: Kysely<any>): Promise<void> {
   left join accounts pa on pa.org_id = m.partner_org_id and pa.crm_account_id = m.partner_crm_account_id`,
     )
     .execute(db);
-  await sql`create temp table tmp_partner_counts as
+  await sql`create unlogged table tmp_partner_counts as
     select org_id, crm_account_id, count(distinct partner_org_id) as n from tmp_matches group by org_id, crm_account_id`.execute(db);
   // Fresh statistics inside the transaction: without them the planner sees empty tables
   // and picks nested loops for the joins below.
   // The join columns only: the statistics of the other ~40 columns (most of the sampling
   // cost) would not change a plan's shape here.
-  await sql`analyze tmp_matches (org_id, crm_account_id)`.execute(db);
+  await sql`analyze tmp_matches (mid, org_id, crm_account_id)`.execute(db);
   await sql`analyze tmp_partner_counts`.execute(db);
   await sql`create unlogged table tmp_subtypes as
     select et.code, s->>'code' as subcode, s->>'displayName' as display_name
     from event_types et cross join lateral jsonb_array_elements(et.subtypes) as s`.execute(db);
 }
 
+/** tmp_matches `m` with its account `a`: the rows of the global accounts and matched accounts reports. */
+const MATCHED_ACCOUNTS = `from tmp_matches m
+  join accounts a on a.org_id = m.org_id and a.crm_account_id = m.crm_account_id`;
+
 async function buildGlobalAccounts(db: Kysely<any>, defs: Definitions): Promise<void> {
-  await insert(
+  await numberRows(db, 'tmp_account_rids', 'm.mid, m.org_id', 'm.org_id',
+    `${text('a.name')}, ${text('a.crm_account_id')}, ${text('m.partner_name')}, m.partner_public_id, ${partnerAccountOrder}`, MATCHED_ACCOUNTS);
+  await createAs(
     db,
     defs,
     'rpt_global_accounts',
     [
       ['org_id', 'm.org_id'],
-      ['rid', `row_number() over (partition by m.org_id order by ${text('a.name')}, ${text('a.crm_account_id')}, ${text('m.partner_name')}, m.partner_public_id, ${partnerAccountOrder})`],
+      ['rid', 'k.rid'],
       ['partner_org_id', 'm.partner_org_id'],
       ['account_name', 'a.name'], ['account_owner_name', 'a.owner_name'], ['account_owner_email', 'a.owner_email'],
       ['account_owner_title', 'a.owner_title'], ['is_customer', 'a.is_customer'],
@@ -544,23 +577,29 @@ async function buildGlobalAccounts(db: Kysely<any>, defs: Definitions): Promise<
       ...partnerGlobal,
       ['customownername', 'a.custom_owner_name'], ['customowneremail', 'a.custom_owner_email'], ['customownertitle', 'a.custom_owner_title'],
     ],
-    `from tmp_matches m
+    `from tmp_account_rids k
+  join tmp_matches m on m.mid = k.mid
   join accounts a on a.org_id = m.org_id and a.crm_account_id = m.crm_account_id
   join tmp_partner_counts pc on pc.org_id = m.org_id and pc.crm_account_id = m.crm_account_id`,
     { account: 'a' },
+    'k.org_id, k.rid',
   );
   // The narrow copy that filtered counts read (src/reports/narrow-copies.ts).
   await insertCopy(db, 'rpt_account_facts', 'rpt_global_accounts', ACCOUNT_FACT_COLUMNS, 'org_id, rid');
 }
 
 async function buildGlobalOpportunities(db: Kysely<any>, defs: Definitions): Promise<void> {
-  await insert(
+  await numberRows(db, 'tmp_opp_rids', 'm.mid, o.org_id, o.crm_opportunity_id', 'm.org_id',
+    `${text('a.name')}, ${text('o.name')}, ${text('o.crm_opportunity_id')}, ${text('m.partner_name')}, m.partner_public_id, ${partnerAccountOrder}`,
+    `${MATCHED_ACCOUNTS}
+  join opportunities o on o.org_id = m.org_id and o.crm_account_id = m.crm_account_id`);
+  await createAs(
     db,
     defs,
     'rpt_global_opportunities',
     [
       ['org_id', 'm.org_id'],
-      ['rid', `row_number() over (partition by m.org_id order by ${text('a.name')}, ${text('o.name')}, ${text('o.crm_opportunity_id')}, ${text('m.partner_name')}, m.partner_public_id, ${partnerAccountOrder})`],
+      ['rid', 'k.rid'],
       ['partner_org_id', 'm.partner_org_id'],
       ['account_name', 'a.name'], ['org_name', 'org.name'], ['opportunity_name', 'o.name'], ['amount', 'o.amount'],
       ['crm_created_date', 'o.created_date'], ['stage_name', 'o.stage_name'], ['close_date', 'o.close_date'],
@@ -572,12 +611,14 @@ async function buildGlobalOpportunities(db: Kysely<any>, defs: Definitions): Pro
       ...accountGlobal('a'),
       ...partnerGlobal,
     ],
-    `from tmp_matches m
+    `from tmp_opp_rids k
+  join tmp_matches m on m.mid = k.mid
   join accounts a on a.org_id = m.org_id and a.crm_account_id = m.crm_account_id
-  join opportunities o on o.org_id = m.org_id and o.crm_account_id = m.crm_account_id
+  join opportunities o on o.org_id = k.org_id and o.crm_opportunity_id = k.crm_opportunity_id
   join orgs org on org.id = m.org_id
   join tmp_partner_counts pc on pc.org_id = m.org_id and pc.crm_account_id = m.crm_account_id`,
     { opportunity: 'o' },
+    'k.org_id, k.rid',
   );
 }
 
@@ -591,13 +632,14 @@ const EVENT_JOINS = `
   left join tmp_subtypes st on st.code = e.event_type_code and st.subcode = e.event_subtype_code`;
 
 async function buildAttributionEvents(db: Kysely<any>, defs: Definitions): Promise<void> {
-  await insert(
+  await numberRows(db, 'tmp_event_rids', 'e.org_id, e.event_id', 'e.org_id', `e.event_date desc, ${text('e.event_id')}`, `from events e ${EVENT_JOINS}`);
+  await createAs(
     db,
     defs,
     'rpt_attribution_events',
     [
       ['org_id', 'e.org_id'],
-      ['rid', `row_number() over (partition by e.org_id order by e.event_date desc, ${text('e.event_id')})`],
+      ['rid', 'k.rid'],
       ['partner_org_id', 'e.partner_org_id'],
       ['account_name', 'a.name'], ['partner_org_name', 'po.name'], ['crm_account_id', 'a.crm_account_id'],
       ...eventColumns,
@@ -605,8 +647,10 @@ async function buildAttributionEvents(db: Kysely<any>, defs: Definitions): Promi
       ...groupA('a'),
       ...groupB,
     ],
-    `from events e ${EVENT_JOINS}`,
+    `from tmp_event_rids k
+  join events e on e.org_id = k.org_id and e.event_id = k.event_id ${EVENT_JOINS}`,
     { event: 'e', account: 'a' },
+    'k.org_id, k.rid',
   );
   // The narrow copy that context-only counts read (migration 0007), in (org_id, event_date)
   // order so that an event window is a contiguous range of pages.
@@ -622,10 +666,8 @@ async function buildPipelineAttribution(db: Kysely<any>, defs: Definitions): Pro
   // The links are numbered here, on their keys and sort columns only: numbering them in
   // the report insert sorted the joined wide rows (about 70 columns and three custom
   // objects each), which at scale 1000 spilled tens of gigabytes of temporary files.
-  await sql`create unlogged table tmp_links as
-    select org_id, event_id, crm_opportunity_id,
-      row_number() over (partition by org_id order by created_date desc, ${sql.raw(text('crm_opportunity_id'))}, event_date desc, ${sql.raw(text('event_id'))}) as rid
-    from (
+  await numberRows(db, 'tmp_links', 'org_id, event_id, crm_opportunity_id', 'org_id', `created_date desc, ${text('crm_opportunity_id')}, event_date desc, ${text('event_id')}`,
+    `from (
       select e.org_id, e.event_id, e.event_date, o.crm_opportunity_id, o.created_date
       from events e
       join orgs org on org.id = e.org_id
@@ -634,8 +676,7 @@ async function buildPipelineAttribution(db: Kysely<any>, defs: Definitions): Pro
       join tmp_top_parents oa on oa.org_id = e.org_id and oa.top_id = ea.top_id
       join opportunities o on o.org_id = oa.org_id and o.crm_account_id = oa.crm_account_id
       where o.created_date >= e.event_date
-        and o.created_date <= e.event_date + org.attribution_window_days::bigint * 86400) x`.execute(db);
-  await sql`analyze tmp_links`.execute(db);
+        and o.created_date <= e.event_date + org.attribution_window_days::bigint * 86400) x`);
 
   await insert(
     db,
@@ -680,6 +721,7 @@ async function buildPipelineAttribution(db: Kysely<any>, defs: Definitions): Pro
   join rpt_new_opportunities${NEXT} n on n.org_id = o.org_id and n.opp_crm_opportunity_id = o.crm_opportunity_id
   ${EVENT_JOINS}`,
     { opportunity: 'o', account: 'oa', event: 'e' },
+    'l.org_id, l.rid',
   );
   // The narrow copy the pipeline summary aggregates per request (migration 0004), in
   // (org_id, event_date) order so that an event window is a contiguous range of pages.
@@ -742,13 +784,14 @@ async function buildMatchedAccounts(db: Kysely<any>, defs: Definitions): Promise
   // on an unshared value would let a filter reveal it. Two missing values are the same
   // (an Irish account without a state matches its Dublin partner account without one);
   // a missing partner account never matches.
-  await insert(
+  await numberRows(db, 'tmp_match_rids', 'm.mid, m.org_id', 'm.org_id', `${text('a.name')}, ${text('a.crm_account_id')}, m.partner_public_id, ${partnerAccountOrder}`, MATCHED_ACCOUNTS);
+  await createAs(
     db,
     defs,
     'rpt_matched_accounts',
     [
       ['org_id', 'm.org_id'],
-      ['rid', `row_number() over (partition by m.org_id order by ${text('a.name')}, ${text('a.crm_account_id')}, m.partner_public_id, ${partnerAccountOrder})`],
+      ['rid', 'k.rid'],
       ['partner_org_id', 'm.partner_org_id'],
       ['same_location', `m.location_shared and lower(a.country) is not distinct from lower(m.pa_country) and lower(a.state) is not distinct from lower(m.pa_state) and lower(a.city) is not distinct from lower(m.pa_city)`],
       ['account_name', 'a.name'], ['duns_number', 'a.duns_number'], ['company_partner_public_id', 'm.partner_public_id'],
@@ -762,8 +805,10 @@ async function buildMatchedAccounts(db: Kysely<any>, defs: Definitions): Promise
       ['open_opp_count', 'a.open_opp_count'], ['closed_opp_count', 'a.closed_opp_count'],
       ['partner_fields', 'm.partner_fields'],
     ],
-    `from tmp_matches m
+    `from tmp_match_rids k
+  join tmp_matches m on m.mid = k.mid
   join accounts a on a.org_id = m.org_id and a.crm_account_id = m.crm_account_id`,
     { account: 'a' },
+    'k.org_id, k.rid',
   );
 }

@@ -1,9 +1,10 @@
 /**
- * The links report is rebuilt by `create table ... as select` (materialize.ts createAs), so
- * that PostgreSQL can run its query in parallel workers. The table it swaps in must be
- * the one the migrations declare (column order, types, collations, NOT NULL, defaults),
- * and its rows must not depend on whether workers ran the query: workers read the rows
- * the import transaction wrote and has not committed.
+ * The large reports are rebuilt by `create table ... as select` (materialize.ts createAs)
+ * over rows numbered first (numberRows), so that PostgreSQL can run their queries in
+ * parallel workers. Each table it swaps in must be the one the migrations declare (column
+ * order, types, collations, NOT NULL, defaults), and its rows must not depend on whether
+ * workers ran the query: workers read the rows the import transaction wrote and has not
+ * committed. Each is written in (org_id, rid) order.
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -34,25 +35,46 @@ async function definition(db: Kysely<any>, table: string) {
   ).rows;
 }
 
+/** The tables createAs writes (in (org_id, rid) order). */
+const CREATED_AS = ['rpt_global_accounts', 'rpt_global_opportunities', 'rpt_attribution_events', 'rpt_attribution_links', 'rpt_matched_accounts'] as const;
+
 /** Every row, every column, in key order. */
-async function rows(db: Kysely<any>): Promise<unknown[]> {
-  return (await sql`select to_jsonb(l) as row from rpt_attribution_links l order by org_id, rid`.execute(db)).rows.map((r: any) => r.row);
+async function rows(db: Kysely<any>, table: string): Promise<unknown[]> {
+  return (await sql`select to_jsonb(l) as row from ${sql.table(table)} l order by org_id, rid`.execute(db)).rows.map((r: any) => r.row);
+}
+
+/** Rows whose place on disk (ctid) is out of (org_id, rid) order. */
+async function outOfOrder(db: Kysely<any>, table: string): Promise<number> {
+  const { rows } = await sql<{ n: number }>`select count(*)::int as n from (
+      select org_id, rid, lag(org_id) over w as po, lag(rid) over w as pr from ${sql.table(table)} window w as (order by ctid)) x
+    where (org_id, rid) < (po, pr)`.execute(db);
+  return rows[0]!.n;
 }
 
 for (const engine of engines) {
-  describe(`links report created as a query (${engine.name})`, () => {
-    test('the table swapped in is the one the migrations declare, and holds the links', async () => {
+  describe(`reports created as a query (${engine.name})`, () => {
+    test('each table swapped in is the one the migrations declare, holds its rows in rid order', async () => {
       const db = await engine.open();
       try {
-        const declared = await definition(db.db, 'rpt_attribution_links');
-        assert.ok(declared.length > 80, 'the migrated table');
+        const declared = new Map<string, unknown>();
+        for (const table of CREATED_AS) {
+          const columns = await definition(db.db, table);
+          assert.ok(columns.length > 20, `the migrated table ${table}`);
+          declared.set(table, columns);
+        }
         const result = await importBundle(db, bundle());
         assert.equal(result.ok, true, JSON.stringify(result));
-        assert.deepEqual(await definition(db.db, 'rpt_attribution_links'), declared);
-        const links = await rows(db.db);
-        assert.ok(links.length >= 3, `the fixture has links (${links.length})`);
-        const keys = (await sql<{ pk: string }>`select pg_get_constraintdef(oid) as pk from pg_constraint where conrelid = 'rpt_attribution_links'::regclass and contype = 'p'`.execute(db.db)).rows;
-        assert.deepEqual(keys.map((k) => k.pk), ['PRIMARY KEY (org_id, rid)']);
+        for (const table of CREATED_AS) {
+          assert.deepEqual(await definition(db.db, table), declared.get(table), table);
+          const written = await rows(db.db, table);
+          assert.ok(written.length >= 3, `the fixture has rows in ${table} (${written.length})`);
+          // rid counts 1..n in each organization.
+          const { rows: gaps } = await sql<{ n: number }>`select count(*)::int as n from (select org_id, count(*) as c, max(rid) as m, min(rid) as lo from ${sql.table(table)} group by org_id) g where c <> m or lo <> 1`.execute(db.db);
+          assert.equal(gaps[0]!.n, 0, `${table}: rids 1..n per organization`);
+          assert.equal(await outOfOrder(db.db, table), 0, `${table} on disk in (org_id, rid) order`);
+          const keys = (await sql<{ pk: string }>`select pg_get_constraintdef(oid) as pk from pg_constraint where conrelid = ${table}::regclass and contype = 'p'`.execute(db.db)).rows;
+          assert.deepEqual(keys.map((k) => k.pk), ['PRIMARY KEY (org_id, rid)'], table);
+        }
         // No scratch table outlives the import.
         const left = (await sql<{ n: number }>`select count(*)::int as n from pg_class where relname like 'tmp\\_%' and relkind = 'r'`.execute(db.db)).rows[0]!.n;
         assert.equal(left, 0);
@@ -76,9 +98,12 @@ for (const engine of engines) {
         const dir = bundle();
         assert.equal((await importBundle(serial, dir)).ok, true);
         assert.equal((await importBundle(forced, dir)).ok, true);
-        const expected = await rows(serial.db);
-        assert.ok(expected.length >= 3);
-        assert.deepEqual(await rows(forced.db), expected);
+        for (const table of CREATED_AS) {
+          const expected = await rows(serial.db, table);
+          assert.ok(expected.length >= 3, table);
+          assert.deepEqual(await rows(forced.db, table), expected, table);
+          assert.equal(await outOfOrder(forced.db, table), 0, `${table} on disk in (org_id, rid) order`);
+        }
       } finally {
         await forced.close();
         await serial.dispose();

@@ -89,6 +89,9 @@ for (const engine of engines) {
       assert.equal(nothing.errors![0]!.field, 'filters.partneraccountname');
       const searched = await f.ok(`${C}/records`, matched(ORG.GAMMA, { search: 'hidden' }));
       assert.equal(searched.totalElements, 0);
+      // A shared partner value is searched, in any case, as a fragment: only in partnerFields.
+      const shared = await f.ok(`${C}/records`, matched(ORG.ALPHA, { search: 'CCT tWO' }));
+      assert.deepEqual(shared.content.map((r: any) => r.partnerFields.partneraccountname), ['Alpha Acct Two']);
     });
 
     test('mapByLocations keeps matches in the same country, state and city (shared values only)', async () => {
