@@ -229,8 +229,8 @@ async function numberRows(db: Kysely<any>, name: string, keys: string, partition
  * leader only writes the rows. The links report, the widest and largest, took 9.1-9.6 s
  * this way against 13.2 s by insert at scale 100 (docs/benchmarks.md, thirteenth
  * session). Its rows must already be numbered (numberRows): a window function runs in
- * the leader, and the expressions above it with it. `order` (the numbered keys) writes
- * the rows in `rid` order, each worker sorting its share and the leader merging them, so
+ * the leader, and the expressions above it with it. `order` (the numbered keys), where
+ * given, writes the rows in `rid` order, each worker sorting its share and the leader merging them, so
  * a range of `rid`s stays a range of pages for the reads that walk the default order
  * (a page, a keyset batch of a download); at scale 100 that cost the opportunities
  * report 4.3 s against 2.6 s unordered, and 8.2 s as an insert that numbered its rows.
@@ -242,7 +242,7 @@ async function numberRows(db: Kysely<any>, name: string, keys: string, partition
  * the rows are written (insert() keeps it, through `like ... including compression`).
  * The empty `__next` table materialize made for every report is replaced.
  */
-async function createAs(db: Kysely<any>, defs: Definitions, table: string, pairs: Pairs, from: string, owners: Owners, order: string): Promise<void> {
+async function createAs(db: Kysely<any>, defs: Definitions, table: string, pairs: Pairs, from: string, owners: Owners, order?: string): Promise<void> {
   const source = new Map(withDerived(table, pairs, defs, owners));
   const columns = await columnsOf(db, table);
   const unknown = [...source.keys()].filter((c) => !columns.some((d) => d.name === c));
@@ -251,7 +251,7 @@ async function createAs(db: Kysely<any>, defs: Definitions, table: string, pairs
   if (compressed.length) throw new Error(`${table}: createAs cannot keep the compression of ${compressed.map((c) => c.name).join(', ')}`);
   const expressions = columns.map((c) => `(${source.get(c.name) ?? 'null'})::${c.type}${c.collation ? ` collate ${c.collation}` : ''}`);
   await sql.raw(`drop table ${table}${NEXT}`).execute(db);
-  await sql.raw(`create table ${table}${NEXT} (${columns.map((c) => c.name).join(', ')}) as\n  select ${expressions.join(',\n    ')}\n  ${from}\n  order by ${order}`).execute(db);
+  await sql.raw(`create table ${table}${NEXT} (${columns.map((c) => c.name).join(', ')}) as\n  select ${expressions.join(',\n    ')}\n  ${from}${order ? `\n  order by ${order}` : ''}`).execute(db);
   const constraints = [
     ...columns.filter((c) => c.notNull).map((c) => `alter column ${c.name} set not null`),
     ...columns.filter((c) => c.defaultExpression !== null).map((c) => `alter column ${c.name} set default ${c.defaultExpression}`),
@@ -720,8 +720,9 @@ async function buildPipelineAttribution(db: Kysely<any>, defs: Definitions): Pro
   join accounts oa on oa.org_id = o.org_id and oa.crm_account_id = o.crm_account_id
   join rpt_new_opportunities${NEXT} n on n.org_id = o.org_id and n.opp_crm_opportunity_id = o.crm_opportunity_id
   ${EVENT_JOINS}`,
+    // Not in rid order: its pages are read through the scope index (a context's partners
+    // and event window), and the order cost 15-20 s at scale 1000 (docs/benchmarks.md).
     { opportunity: 'o', account: 'oa', event: 'e' },
-    'l.org_id, l.rid',
   );
   // The narrow copy the pipeline summary aggregates per request (migration 0004), in
   // (org_id, event_date) order so that an event window is a contiguous range of pages.
