@@ -720,8 +720,9 @@ async function buildPipelineAttribution(db: Kysely<any>, defs: Definitions): Pro
   join accounts oa on oa.org_id = o.org_id and oa.crm_account_id = o.crm_account_id
   join rpt_new_opportunities${NEXT} n on n.org_id = o.org_id and n.opp_crm_opportunity_id = o.crm_opportunity_id
   ${EVENT_JOINS}`,
-    // Not in rid order: its pages are read through the scope index (a context's partners
-    // and event window), and the order cost 15-20 s at scale 1000 (docs/benchmarks.md).
+    // Not in rid order: every request carries a context (partners, event types, windows)
+    // that picks rows across the order, so a page seldom reads one range of rids, and the
+    // order cost 15-35 s at scale 1000 (docs/benchmarks.md).
     { opportunity: 'o', account: 'oa', event: 'e' },
   );
   // The narrow copy the pipeline summary aggregates per request (migration 0004), in
