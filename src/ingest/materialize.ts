@@ -163,7 +163,6 @@ const PRIMARY_KEYS: Record<string, string> = { rpt_account_line_blocks: 'org_id,
 /** The tables every import rebuilds and swaps in (vacuumed after it commits, import-bundle.ts). */
 export const REPORT_TABLES = ['rpt_global_accounts', 'rpt_account_facts', 'rpt_account_lines', 'rpt_account_line_blocks', 'rpt_global_opportunities', 'rpt_attribution_events', 'rpt_event_facts', 'rpt_new_opportunities', 'rpt_attribution_links', 'rpt_attribution_facts', 'rpt_connected_partners', 'rpt_matched_accounts'] as const;
 
-/** The report's columns and its search text: what insert() and createAs() write. */
 /**
  * The report's columns, its `custom` object (when `owners` says which alias holds each
  * entity's custom fields) and its search text: what insert() and createAs() write.
@@ -230,10 +229,11 @@ async function numberRows(db: Kysely<any>, name: string, keys: string, partition
  * this way against 13.2 s by insert at scale 100 (docs/benchmarks.md, thirteenth
  * session). Its rows must already be numbered (numberRows): a window function runs in
  * the leader, and the expressions above it with it. `order` (the numbered keys), where
- * given, writes the rows in `rid` order, each worker sorting its share and the leader merging them, so
- * a range of `rid`s stays a range of pages for the reads that walk the default order
- * (a page, a keyset batch of a download); at scale 100 that cost the opportunities
- * report 4.3 s against 2.6 s unordered, and 8.2 s as an insert that numbered its rows.
+ * given, writes the rows in `rid` order, each worker sorting its share and the leader
+ * merging them, so a range of `rid`s stays a range of pages for the reads that walk the
+ * default order (a page, a keyset batch of a download); at scale 100 that cost the
+ * opportunities report 4.3 s against 2.6 s unordered, and 8.2 s as an insert that
+ * numbered its rows.
  *
  * The table is made to match the live one column for column: each expression is cast to
  * the declared type (and collation), columns the report does not fill are NULL, and the
@@ -663,9 +663,6 @@ async function buildAttributionEvents(db: Kysely<any>, defs: Definitions): Promi
  * and d <= O.createdDate <= d + W days. An opportunity with at least one link is new.
  */
 async function buildPipelineAttribution(db: Kysely<any>, defs: Definitions): Promise<void> {
-  // The links are numbered here, on their keys and sort columns only: numbering them in
-  // the report insert sorted the joined wide rows (about 70 columns and three custom
-  // objects each), which at scale 1000 spilled tens of gigabytes of temporary files.
   await numberRows(db, 'tmp_links', 'org_id, event_id, crm_opportunity_id', 'org_id', `created_date desc, ${text('crm_opportunity_id')}, event_date desc, ${text('event_id')}`,
     `from (
       select e.org_id, e.event_id, e.event_date, o.crm_opportunity_id, o.created_date
@@ -697,6 +694,9 @@ async function buildPipelineAttribution(db: Kysely<any>, defs: Definitions): Pro
 
   // For the join below only (the whole table is analyzed after the commit).
   await sql.raw(`analyze rpt_new_opportunities${NEXT} (org_id, opp_crm_opportunity_id)`).execute(db);
+  // Not written in rid order: every request carries a context (partners, event types,
+  // windows) that picks rows across the order, so a page seldom reads one range of rids,
+  // and the order cost 15-35 s at scale 1000 (docs/benchmarks.md).
   await createAs(
     db,
     defs,
@@ -720,9 +720,6 @@ async function buildPipelineAttribution(db: Kysely<any>, defs: Definitions): Pro
   join accounts oa on oa.org_id = o.org_id and oa.crm_account_id = o.crm_account_id
   join rpt_new_opportunities${NEXT} n on n.org_id = o.org_id and n.opp_crm_opportunity_id = o.crm_opportunity_id
   ${EVENT_JOINS}`,
-    // Not in rid order: every request carries a context (partners, event types, windows)
-    // that picks rows across the order, so a page seldom reads one range of rids, and the
-    // order cost 15-35 s at scale 1000 (docs/benchmarks.md).
     { opportunity: 'o', account: 'oa', event: 'e' },
   );
   // The narrow copy the pipeline summary aggregates per request (migration 0004), in
