@@ -38,7 +38,7 @@ import { uniqueCondition } from './unique-condition.js';
 import { runWrk, wrkAvailable, type LoadResult } from './wrk.js';
 import pg from 'pg';
 import { sql } from 'kysely';
-import { openDatabase } from '../src/db/database.js';
+import { openDatabase, type Database } from '../src/db/database.js';
 import { writeDemoBundle, DEMO_ORG_PUBLIC_ID, DEMO_ADMIN_EMAIL } from '../src/demo/generate.js';
 import { importBundle, formatProblem } from '../src/ingest/import-bundle.js';
 import { createApiKey } from '../src/server/access/api-keys.js';
@@ -289,8 +289,14 @@ async function prime(url: string, key: string, s: Scenario): Promise<number> {
   return Math.round(performance.now() - started);
 }
 
-/** p50 of the same SQL (page + count, as the service runs them) straight against PostgreSQL, at the same concurrency. */
-async function floor(s: Scenario, pool: pg.Pool, meta: Awaited<ReturnType<typeof loadOrgMetadata>>, pre: Precomputed): Promise<number> {
+/**
+ * p50 of the same SQL (page + count, as the service runs them) straight against
+ * PostgreSQL, at the same concurrency, sent as the service sends it: through the same
+ * database layer (src/db/database.ts), so with the same session settings and the same
+ * statements prepared (src/db/prepared.ts: the dictionary resolution and the page; the
+ * count unnamed).
+ */
+async function floor(s: Scenario, floorDb: Database, meta: Awaited<ReturnType<typeof loadOrgMetadata>>, pre: Precomputed): Promise<number> {
   const { Kysely, PostgresAdapter, DummyDriver, PostgresIntrospector, PostgresQueryCompiler } = await import('kysely');
   const compiler = new Kysely<unknown>({ dialect: { createAdapter: () => new PostgresAdapter(), createDriver: () => new DummyDriver(), createIntrospector: (k) => new PostgresIntrospector(k), createQueryCompiler: () => new PostgresQueryCompiler() } });
   const errors: { field: string; message: string }[] = [];
@@ -299,17 +305,15 @@ async function floor(s: Scenario, pool: pg.Pool, meta: Awaited<ReturnType<typeof
   // the page, and the count unless it is precomputed.
   // Dictionary filters are resolved first, as the service does (one small statement per
   // such filter, dictionary-filters.ts), and that round trip is part of the floor's time.
-  const run: RunQuery = async <T>(q: Parameters<RunQuery>[0]) => {
-    const c = q.compile(compiler);
-    return (await pool.query(c.sql, c.parameters as unknown[])).rows as T[];
-  };
+  const run: RunQuery = <T>(q: Parameters<RunQuery>[0]) => floorDb.rows<T>(q.compile(compiler), { prepare: true });
   const statements = async (body: Record<string, unknown>) => {
     const built = accelerate(buildPlan({ report: reportById(s.floor!.report as never), meta, body: parseReportBody(body), paging, nowSeconds: Math.floor(Date.now() / 1000) }), pre);
     const t = performance.now();
     const plan = await resolveSearchValues(await resolveDictionaryFilters(built, run), run);
     const resolving = performance.now() - t;
     const count = countStatement(plan, pre);
-    return { resolving, list: [pageStatement(plan, 10_000).compile(compiler), ...(typeof count === 'number' ? [] : [count.compile(compiler)])] };
+    const page = pageStatement(plan, 10_000).compile(compiler);
+    return { resolving, list: [() => floorDb.arrays(page, { prepare: true }), ...(typeof count === 'number' ? [] : [() => floorDb.rows(count.compile(compiler))])] };
   };
   // A repeated request's filters are resolved once (the service remembers them).
   const fixed = s.vary ? undefined : { ...(await statements(s.body)), resolving: 0 };
@@ -320,7 +324,7 @@ async function floor(s: Scenario, pool: pg.Pool, meta: Awaited<ReturnType<typeof
       while (Date.now() < until) {
         const { resolving, list } = fixed ?? (await statements(s.vary!(requestCounter++)));
         const t = performance.now();
-        await Promise.all(list.map((q) => pool.query(q.sql, q.parameters as unknown[])));
+        await Promise.all(list.map((q) => q()));
         times.push(resolving + performance.now() - t);
       }
     }),
@@ -354,9 +358,10 @@ async function main(): Promise<void> {
   }
   const data = await prepareData();
   const { child, url, peakRss, rss, resetPeakRss } = await startServer();
-  // The floor's sessions run as the service's do (src/db/database.ts turns JIT off per
-  // connection): otherwise the floor would pay JIT compilation the service never pays.
-  const pool = new pg.Pool({ connectionString: benchUrl.toString(), max: CONCURRENCY, options: '-c jit=off' });
+  // The floor's sessions run as the service's do (src/db/database.ts: JIT off, prepared
+  // statements planned for their values): otherwise the floor would pay JIT compilation or
+  // parsing the service never pays.
+  const floorDb = await openDatabase({ databaseUrl: benchUrl.toString(), migrate: false, maxConnections: CONCURRENCY });
   const database = await openDatabase({ databaseUrl: benchUrl.toString(), migrate: false });
   const org = await database.db.selectFrom('orgs').select('id').where('public_id', '=', DEMO_ORG_PUBLIC_ID).executeTakeFirstOrThrow();
   const meta = await loadOrgMetadata(database.db, org.id);
@@ -370,7 +375,7 @@ async function main(): Promise<void> {
       const r = await drive(url, data.key, s, SECONDS);
       const result: Result = { name: s.name, ...r, firstMs };
       if (s.floor) {
-        result.floorP50 = Number((await floor(s, pool, meta, pre)).toFixed(2));
+        result.floorP50 = Number((await floor(s, floorDb, meta, pre)).toFixed(2));
         result.ratio = result.floorP50 > 0 ? Number((result.p50 / result.floorP50).toFixed(2)) : undefined;
       }
       results.push(result);
@@ -414,7 +419,7 @@ async function main(): Promise<void> {
     log(`server peak RSS ${(report.serverPeakRssBytes / 1048576).toFixed(0)} MiB; results in ${file}`);
   } finally {
     child.kill('SIGTERM');
-    await pool.end();
+    await floorDb.close();
     await database.close();
   }
 }

@@ -12,6 +12,7 @@ import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import type { Schema } from './schema.js';
 import { migrateToLatest } from './migrate.js';
+import { isStalePrepared, preparedNames } from './prepared.js';
 
 export type Engine = 'pglite' | 'postgres';
 
@@ -25,12 +26,23 @@ export interface Database {
    * read it back by key cost more CPU than writing the page's JSON. Kysely's drivers
    * return objects only, so this goes to the client underneath.
    */
-  arrays(query: CompiledQuery): Promise<unknown[][]>;
+  arrays(query: CompiledQuery, options?: RunOptions): Promise<unknown[][]>;
+  /** Runs a compiled statement and returns its rows as objects (what Kysely's `executeQuery` returns). */
+  rows<T>(query: CompiledQuery, options?: RunOptions): Promise<T[]>;
   /** Resolves when the database answers a trivial query; rejects otherwise. */
   ping(): Promise<void>;
   /** PGlite only: the whole data directory as a tarball, for `loadDataDir` of another. */
   dump?(): Promise<Blob>;
   close(): Promise<void>;
+}
+
+export interface RunOptions {
+  /**
+   * Keep the statement prepared on each PostgreSQL connection it runs on (prepared.ts).
+   * Only for cheap lookups whose best plan does not depend on their parameters; PGlite
+   * runs it as any other statement.
+   */
+  prepare?: boolean;
 }
 
 export interface DatabaseOptions {
@@ -78,7 +90,10 @@ function openPostgres(options: DatabaseOptions): Database {
     // extra_float_digits=1 (the server's default, pinned against a server configured
     // otherwise): a double's text is its shortest round-trip digits, which the CSV cells and
     // the dashboards' exact sums (query-dashboard.ts) are made from.
-    options: `-c statement_timeout=${options.statementTimeoutMs ?? 30_000} -c jit=off -c extra_float_digits=1`,
+    // plan_cache_mode=force_custom_plan: a prepared statement (prepared.ts) is parsed once
+    // but planned for its values every time, as an unnamed one is; a generic plan chosen
+    // after five cheap filters could walk a large tenant for a rare value.
+    options: `-c statement_timeout=${options.statementTimeoutMs ?? 30_000} -c jit=off -c extra_float_digits=1 -c plan_cache_mode=force_custom_plan`,
     types: {
       getTypeParser: ((oid: number, format?: string) => {
         if (oid === 20) return parseBigint;
@@ -91,12 +106,25 @@ function openPostgres(options: DatabaseOptions): Database {
     /* reported by the next query and by /readyz */
   });
   const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
+  const names = preparedNames();
+  // Straight to the pool (Kysely's driver never names a statement), with the same type parsers.
+  async function run<T>(query: CompiledQuery, options: RunOptions | undefined, rowMode?: 'array'): Promise<T[]> {
+    const config = { text: query.sql, values: query.parameters as unknown[], ...(rowMode ? { rowMode } : {}) };
+    const name = options?.prepare ? names.nameOf(query.sql) : undefined;
+    if (name === undefined) return (await pool.query(config)).rows as T[];
+    try {
+      return (await pool.query({ ...config, name })).rows as T[];
+    } catch (error) {
+      if (!isStalePrepared(error)) throw error;
+      names.refuse(query.sql);
+      return (await pool.query(config)).rows as T[];
+    }
+  }
   return {
     db,
     engine: 'postgres',
-    async arrays(query) {
-      return (await pool.query<unknown[]>({ text: query.sql, values: query.parameters as unknown[], rowMode: 'array' })).rows;
-    },
+    arrays: (query, options) => run<unknown[]>(query, options, 'array'),
+    rows: (query, options) => run(query, options),
     async ping() {
       await sql`select 1`.execute(db);
     },
@@ -124,6 +152,9 @@ async function openPglite(options: DatabaseOptions): Promise<Database> {
     // line), and PGlite's one session would otherwise run this inside it.
     async arrays(query) {
       return db.getExecutor().provideConnection(async () => (await client.query<unknown[]>(query.sql, query.parameters as unknown[], { rowMode: 'array' })).rows);
+    },
+    async rows<T>(query: CompiledQuery) {
+      return (await db.executeQuery(query)).rows as T[];
     },
     async ping() {
       await sql`select 1`.execute(db);

@@ -5,7 +5,7 @@
  */
 import type { Readable } from 'node:stream';
 import { sql, type RawBuilder } from 'kysely';
-import type { Database } from '../db/database.js';
+import type { Database, RunOptions } from '../db/database.js';
 import type { Caller } from '../server/access/caller.js';
 import { ApiError, notFound, type FieldError } from '../server/errors.js';
 import { findReport, filterTypeOf, type ReportDefinition, type ReportId } from './catalog/index.js';
@@ -156,7 +156,7 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
   const flight = singleFlight();
 
   /** Bumped by every import; part of every cache key. */
-  const readState = deps.readState ?? serviceStateReader(db);
+  const readState = deps.readState ?? serviceStateReader(deps.database);
   const dataVersion = async (): Promise<string> => (await readState()).dataVersion;
 
   // Metadata (Maps and Sets) stays in this process; it is cheap to rebuild per instance.
@@ -198,8 +198,11 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
   const searched = new LRUCache<string, ReadonlyMap<string, readonly string[]>>({ max: 5000 });
 
   const run = async <T>(query: RawBuilder<unknown>): Promise<T[]> => (await query.execute(db)).rows as T[];
+  // Lookups by the leading columns of an index, run as prepared statements (db/prepared.ts):
+  // a filter's dictionary values, a search term's by-value values, a page read by rid.
+  const lookup = <T>(query: RawBuilder<unknown>): Promise<T[]> => deps.database.rows<T>(query.compile(db), { prepare: true });
   /** A page's rows as arrays in select-list order (render/rows.ts writes them as JSON). */
-  const runRows = (query: RawBuilder<unknown>): Promise<unknown[][]> => deps.database.arrays(query.compile(db));
+  const runRows = (query: RawBuilder<unknown>, options?: RunOptions): Promise<unknown[][]> => deps.database.arrays(query.compile(db), options);
 
   async function plan(call: ReportCall, paging: Paging, options: PlanOptions = {}): Promise<ServicePlan> {
     const started = performance.now();
@@ -227,8 +230,8 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
     const accelerated = accelerate(Object.assign(built, { version, pre, requested: built.filters }), pre);
     const key = `${call.caller.orgId}:${version}`;
     const [filtered, searchValues] = await Promise.all([
-      resolveDictionaryFilters(accelerated, run, { memo: resolved, key }),
-      searchValuesOf(accelerated, run, { memo: searched, key }),
+      resolveDictionaryFilters(accelerated, lookup, { memo: resolved, key }),
+      searchValuesOf(accelerated, lookup, { memo: searched, key }),
     ]);
     return searchValues ? { ...filtered, searchValues } : filtered;
   }
@@ -273,11 +276,11 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
     // that matches nothing is SQL's constant `false`: nothing to load.)
     if (store && p.sort.length === 0 && !matchesNothing(p)) {
       const rids = await store.pageRids(p, offset, p.size);
-      if (rids) return rids.length ? runRows(ridsQuery(p, rids)) : [];
+      if (rids) return rids.length ? runRows(ridsQuery(p, rids), { prepare: true }) : [];
     }
     // Shallow pages: OFFSET. Rows of a whole report table are numbered 1..N in the default
     // order: any page is a direct seek.
-    if (offset === 0 || offset < keysetFrom || isWholeTable(p)) return runRows(pageStatement(p, keysetFrom));
+    if (offset === 0 || offset < keysetFrom || isWholeTable(p)) return runRows(pageStatement(p, keysetFrom), { prepare: true });
     const key = cacheKey('bounds', p.orgId, p.version, [rowsKey(p), p.sort.map((s) => [s.column.key, s.direction]), p.size]);
     let bounds = boundaryCache.get(key);
     if (!bounds) {
@@ -288,7 +291,7 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
     }
     const after = bounds[p.page - 1];
     // The batch's sort-key values follow the output columns; the rows' JSON reads only those.
-    return after ? runRows(batchQuery(p, after, p.size)) : [];
+    return after ? runRows(batchQuery(p, after, p.size), { prepare: true }) : [];
   }
 
   // `page`, `size` and `sort` do not apply to the columns or the dashboard, but are

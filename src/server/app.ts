@@ -147,7 +147,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     await registerDocs(app);
     registerHealthRoutes(app, { database: deps.database });
     // One versions reader for the access stage and the reports: one read per round trip.
-    const readState = serviceStateReader(deps.database.db);
+    const readState = serviceStateReader(deps.database);
     const columnStore = deps.config.columnStoreMb > 0 ? { maxBytes: deps.config.columnStoreMb * 1024 * 1024 } : false;
     const reports: ReportService = createReportService({ readState, columnStore, ...deps.reports, database: deps.database, clock });
     await registerAccess(app, { config: deps.config, database: deps.database, clock, readState, ...deps.access });

@@ -144,7 +144,7 @@ for (const engine of engines) {
 
     test('last-used timestamps are still written, without invalidating cached callers', async () => {
       const { id, key } = await warmKey();
-      const version = async () => (await serviceStateReader(f.database.db)()).credentialsVersion;
+      const version = async () => (await serviceStateReader(f.database)()).credentialsVersion;
       const v0 = await version();
       await fromElsewhere('update api_keys set last_used_at = now() where id = $1', [id]);
       assert.equal(await version(), v0, 'a last_used_at write does not change the credentials version');
@@ -161,14 +161,14 @@ describe('the version reader never hands a call a read that started before it', 
     // read starts, and finishes only when the test says so.
     let committed = 1;
     const reads: Array<{ value: number; finish: () => void }> = [];
-    const fakeDb = {
-      selectFrom: () => ({ select: () => ({ where: () => ({ compile: () => ({ sql: 'versions' }) }) }) }),
-      executeQuery: () => {
+    const fakeDatabase = {
+      db: { selectFrom: () => ({ select: () => ({ where: () => ({ compile: () => ({ sql: 'versions' }) }) }) }) },
+      rows: () => {
         const value = committed;
-        return new Promise((resolve) => reads.push({ value, finish: () => resolve({ rows: [{ key: 'credentials_version', value: String(value) }, { key: 'data_version', value: '7' }] }) }));
+        return new Promise((resolve) => reads.push({ value, finish: () => resolve([{ key: 'credentials_version', value: String(value) }, { key: 'data_version', value: '7' }]) }));
       },
     };
-    const read = serviceStateReader(fakeDb as never);
+    const read = serviceStateReader(fakeDatabase as never);
     const first = read();
     assert.equal(reads.length, 1);
     committed = 2; // a revocation commits while the first read is in flight

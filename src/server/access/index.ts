@@ -56,7 +56,7 @@ export async function registerAccess(app: FastifyInstance, options: AccessOption
   const verifyToken = createTokenVerifier(options.config, options.clock);
   const limiter = options.limiter ?? defaultLimiter(app, options);
   const lastUsed = lastUsedRecorder(db, options.clock);
-  const readState = options.readState ?? serviceStateReader(db);
+  const readState = options.readState ?? serviceStateReader(options.database);
   // Only callers that were let in are kept; unknown and revoked keys are read every time,
   // so guessing keys cannot fill the memory.
   const keptByKey = new LRUCache<string, KeptCaller>({ max: CALLERS_KEPT });
