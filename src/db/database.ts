@@ -184,6 +184,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return (
     ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN'].includes(String(e.code)) ||
     (e.code === 'ENOENT' && (error as { syscall?: string }).syscall === 'connect') ||
-    /Connection terminated|PGlite is closed|driver has already been destroyed/i.test(e.message ?? '')
+    // The last three: the database was closed under the running app (a shutdown), through
+    // Kysely or straight at the pool (prepared statements, `arrays`).
+    /Connection terminated|PGlite is closed|driver has already been destroyed|Cannot use a pool after calling end/i.test(e.message ?? '')
   );
 }

@@ -13,8 +13,7 @@ import { createReportService } from '../../src/reports/service.js';
 import { jsonOf } from '../../src/reports/cache.js';
 import type { Caller } from '../../src/server/access/caller.js';
 import { engines } from '../helpers/engines.js';
-import { fixtureApp, NOW, type FixtureApp } from '../helpers/fixture-app.js';
-import { ORG } from '../fixtures/small-bundle.js';
+import { adminCaller, fixtureApp, NOW, type FixtureApp } from '../helpers/fixture-app.js';
 
 describe('the names of prepared statements', () => {
   test('a text is named when it comes back, with the same name ever after', () => {
@@ -62,8 +61,7 @@ for (const engine of engines) {
     let caller: Caller;
     before(async () => {
       f = await fixtureApp(engine);
-      const orgId = (await f.database.db.selectFrom('orgs').select('id').where('public_id', '=', ORG.ACME).executeTakeFirstOrThrow()).id;
-      caller = { orgId, orgPublicId: ORG.ACME, userId: null, email: null, role: 'ADMIN', keyId: null, rateKey: 'test' };
+      caller = await adminCaller(f.database);
     });
     after(() => f.close());
 
@@ -116,37 +114,37 @@ for (const engine of engines) {
       }
     });
 
-    test('a table swapped under a prepared statement (as an import does) answers from the new one', async () => {
+    /**
+     * A one-connection database holding `table` (k int primary key, v text) with the row
+     * (1, `value`), and the lookup of that row already kept prepared.
+     */
+    const withKeptLookup = async (table: string, value: string, body: (d: Database, lookup: CompiledQuery) => Promise<void>) => {
       const d = await oneConnection();
       try {
-        await d.rows(CompiledQuery.raw('create table prep_swap (k int primary key, v text)'));
-        await d.rows(CompiledQuery.raw("insert into prep_swap values (1, 'old')"));
-        const q = CompiledQuery.raw('select v from prep_swap where k = $1', [1]);
-        await d.rows(q, { prepare: true });
-        assert.deepEqual(await d.rows(q, { prepare: true }), [{ v: 'old' }]);
+        await d.rows(CompiledQuery.raw(`create table ${table} (k int primary key, v text)`));
+        await d.rows(CompiledQuery.raw(`insert into ${table} values (1, '${value}')`));
+        const lookup = CompiledQuery.raw(`select v from ${table} where k = $1`, [1]);
+        await d.rows(lookup, { prepare: true });
+        assert.deepEqual(await d.rows(lookup, { prepare: true }), [{ v: value }]);
         assert.equal((await preparedOf(d)).length, 1);
-        for (const s of ['create table prep_swap__next (k int primary key, v text)', "insert into prep_swap__next values (1, 'new')", 'drop table prep_swap', 'alter table prep_swap__next rename to prep_swap']) await d.rows(CompiledQuery.raw(s));
-        assert.deepEqual(await d.rows(q, { prepare: true }), [{ v: 'new' }]);
+        await body(d, lookup);
       } finally {
         await d.close();
       }
-    });
+    };
 
-    test('a column retyped under a prepared statement: the statement runs unnamed from then on', async () => {
-      const d = await oneConnection();
-      try {
-        await d.rows(CompiledQuery.raw('create table prep_retype (k int primary key, v text)'));
-        await d.rows(CompiledQuery.raw("insert into prep_retype values (1, '41')"));
-        const q = CompiledQuery.raw('select v from prep_retype where k = $1', [1]);
-        await d.rows(q, { prepare: true });
-        assert.deepEqual(await d.rows(q, { prepare: true }), [{ v: '41' }]);
+    test('a table swapped under a prepared statement (as an import does) answers from the new one', () =>
+      withKeptLookup('prep_swap', 'old', async (d, lookup) => {
+        for (const s of ['create table prep_swap__next (k int primary key, v text)', "insert into prep_swap__next values (1, 'new')", 'drop table prep_swap', 'alter table prep_swap__next rename to prep_swap']) await d.rows(CompiledQuery.raw(s));
+        assert.deepEqual(await d.rows(lookup, { prepare: true }), [{ v: 'new' }]);
+      }));
+
+    test('a column retyped under a prepared statement: the statement runs unnamed from then on', () =>
+      withKeptLookup('prep_retype', '41', async (d, lookup) => {
         await d.rows(CompiledQuery.raw('alter table prep_retype alter column v type int using v::int + 1'));
         // The kept statement would now fail ("cached plan must not change result type").
-        assert.deepEqual(await d.rows(q, { prepare: true }), [{ v: 42 }]);
-        assert.deepEqual(await d.arrays(q, { prepare: true }), [[42]]);
-      } finally {
-        await d.close();
-      }
-    });
+        assert.deepEqual(await d.rows(lookup, { prepare: true }), [{ v: 42 }]);
+        assert.deepEqual(await d.arrays(lookup, { prepare: true }), [[42]]);
+      }));
   });
 }

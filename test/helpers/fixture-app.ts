@@ -14,6 +14,7 @@ import { createApiKey } from '../../src/server/access/api-keys.js';
 import { formatProblem, importBundle } from '../../src/ingest/import-bundle.js';
 import { DAY, ORG, T0, USERS, writeSmallBundle } from '../fixtures/small-bundle.js';
 import type { TestDatabase, TestEngine } from './engines.js';
+import type { Caller } from '../../src/server/access/caller.js';
 
 /** "Now" of the fixture app: 100 days after T0, so 90-day windows include T0 + 10 days onwards. */
 export const NOW = T0 + 100 * DAY;
@@ -77,4 +78,10 @@ export async function fixtureApp(
       await database.dispose();
     },
   };
+}
+
+/** An administrator of the fixture's organization `publicId` (ACME by default), for calling the report service directly. */
+export async function adminCaller(database: TestDatabase, publicId: string = ORG.ACME): Promise<Caller> {
+  const orgId = (await database.db.selectFrom('orgs').select('id').where('public_id', '=', publicId).executeTakeFirstOrThrow()).id;
+  return { orgId, orgPublicId: publicId, userId: null, email: null, role: 'ADMIN', keyId: null, rateKey: 'test' };
 }

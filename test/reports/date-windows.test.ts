@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { engines } from '../helpers/engines.js';
-import { fixtureApp, type FixtureApp } from '../helpers/fixture-app.js';
+import { adminCaller, fixtureApp, type FixtureApp } from '../helpers/fixture-app.js';
 import { BUNDLE, DAY, ORG } from '../fixtures/small-bundle.js';
 import { createReportService, type ReportCall, type ReportService } from '../../src/reports/service.js';
 import { jsonOf } from '../../src/reports/cache.js';
@@ -39,8 +39,7 @@ for (const engine of engines) {
     let now = 0;
     before(async () => {
       f = await fixtureApp(engine);
-      const orgId = (await f.database.db.selectFrom('orgs').select('id').where('public_id', '=', ORG.ACME).executeTakeFirstOrThrow()).id;
-      caller = { orgId, orgPublicId: ORG.ACME, userId: null, email: null, role: 'ADMIN', keyId: null, rateKey: 'test' };
+      caller = await adminCaller(f.database);
     });
     after(() => f.close());
 
@@ -99,8 +98,7 @@ for (const engine of engines) {
     let atPlan: number | undefined;
     before(async () => {
       f = await fixtureApp(engine, { clock: () => (atPlan !== undefined && /planUntimed/.test(new Error().stack ?? '') ? atPlan : now) });
-      const orgId = (await f.database.db.selectFrom('orgs').select('id').where('public_id', '=', ORG.ACME).executeTakeFirstOrThrow()).id;
-      caller = { orgId, orgPublicId: ORG.ACME, userId: null, email: null, role: 'ADMIN', keyId: null, rateKey: 'test' };
+      caller = await adminCaller(f.database);
     });
     after(() => f.close());
 

@@ -8,8 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { engines } from '../helpers/engines.js';
-import { fixtureApp, NOW, type FixtureApp } from '../helpers/fixture-app.js';
-import { ORG } from '../fixtures/small-bundle.js';
+import { adminCaller, fixtureApp, NOW, type FixtureApp } from '../helpers/fixture-app.js';
 import { createReportService, type ReportService } from '../../src/reports/service.js';
 import { jsonOf, jsonPayload } from '../../src/reports/cache.js';
 import type { Caller } from '../../src/server/access/caller.js';
@@ -20,8 +19,7 @@ for (const engine of engines) {
     let caller: Caller;
     before(async () => {
       f = await fixtureApp(engine);
-      const orgId = (await f.database.db.selectFrom('orgs').select('id').where('public_id', '=', ORG.ACME).executeTakeFirstOrThrow()).id;
-      caller = { orgId, orgPublicId: ORG.ACME, userId: null, email: null, role: 'ADMIN', keyId: null, rateKey: 'test' };
+      caller = await adminCaller(f.database);
     });
     after(() => f.close());
 
