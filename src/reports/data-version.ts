@@ -7,6 +7,7 @@
  *   orgs (migration 0005), so the access layer's cache of resolved callers is never used
  *   after the rows it was read from changed.
  */
+import { CompiledQuery } from 'kysely';
 import type { Database } from '../db/database.js';
 
 export interface ServiceState {
@@ -28,11 +29,14 @@ export type ServiceStateReader = () => Promise<ServiceState>;
  * made in the meantime. So whatever committed before the call is seen by it, and there
  * are never more than two reads outstanding.
  */
-export function serviceStateReader(database: Pick<Database, 'db' | 'rows'>): ServiceStateReader {
+export function serviceStateReader(database: Pick<Database, 'rows'>): ServiceStateReader {
   // Compiled once: every request runs it, and building and compiling the statement each
   // time was a few per cent of the server's thread under repeated pages. Prepared
-  // (prepared.ts): a primary-key lookup, planned more slowly than it runs.
-  const query = database.db.selectFrom('service_state').select(['key', 'value']).where('key', 'in', ['data_version', 'credentials_version']).compile();
+  // (db/prepared.ts), and with its keys written into the text: a prepared statement without
+  // parameters is planned once per connection even though every connection asks for
+  // custom plans (PostgreSQL has no values to plan it for), and its planning took longer
+  // than its execution (0.058 against 0.023 ms at scale 1000).
+  const query = CompiledQuery.raw(`select key, value from service_state where key in ('data_version', 'credentials_version')`);
   return singleFlight(async () => {
     const rows = await database.rows<{ key: string; value: string }>(query, { prepare: true });
     const state: ServiceState = { dataVersion: '0', credentialsVersion: '0' };

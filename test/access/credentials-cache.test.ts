@@ -162,7 +162,6 @@ describe('the version reader never hands a call a read that started before it', 
     let committed = 1;
     const reads: Array<{ value: number; finish: () => void }> = [];
     const fakeDatabase = {
-      db: { selectFrom: () => ({ select: () => ({ where: () => ({ compile: () => ({ sql: 'versions' }) }) }) }) },
       rows: () => {
         const value = committed;
         return new Promise((resolve) => reads.push({ value, finish: () => resolve([{ key: 'credentials_version', value: String(value) }, { key: 'data_version', value: '7' }]) }));

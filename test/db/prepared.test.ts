@@ -10,6 +10,7 @@ import { CompiledQuery } from 'kysely';
 import { isStalePrepared, preparedNames } from '../../src/db/prepared.js';
 import { openDatabase, type Database, type RunOptions } from '../../src/db/database.js';
 import { createReportService } from '../../src/reports/service.js';
+import { serviceStateReader } from '../../src/reports/data-version.js';
 import { jsonOf } from '../../src/reports/cache.js';
 import type { Caller } from '../../src/server/access/caller.js';
 import { engines } from '../helpers/engines.js';
@@ -82,7 +83,7 @@ for (const engine of engines) {
         assert.equal(jsonOf(await service.records(call)), jsonOf(await plain.records(call)), JSON.stringify(call));
       }
       const prepared = asked.filter((a) => a.prepare).map((a) => a.sql);
-      const kinds = (sqls: string[]) => new Set(sqls.map((s) => (/from "service_state"/.test(s) ? 'versions' : /from rpt_value_counts/.test(s) ? 'dictionary' : /from rpt_search_values/.test(s) ? 'search values' : /^select r\.account_name as c0/.test(s) ? 'page' : `other: ${s.slice(0, 80)}`)));
+      const kinds = (sqls: string[]) => new Set(sqls.map((s) => (/from service_state/.test(s) ? 'versions' : /from rpt_value_counts/.test(s) ? 'dictionary' : /from rpt_search_values/.test(s) ? 'search values' : /^select r\.account_name as c0/.test(s) ? 'page' : `other: ${s.slice(0, 80)}`)));
       assert.deepEqual([...kinds(prepared)].sort(), ['dictionary', 'page', 'search values', 'versions']);
       // The pages read by rid (the store's picks) and the sorted ones (SQL's) alike.
       assert.ok(prepared.some((q) => /r\.rid = any\(/.test(q)) && prepared.some((q) => /order by r\.annual_revenue desc/.test(q)));
@@ -109,6 +110,20 @@ for (const engine of engines) {
         // PostgreSQL's generic plan from the sixth on without plan_cache_mode.
         assert.equal(Number(kept[0]!.custom_plans), 7);
         assert.equal(Number(kept[0]!.generic_plans), 0);
+      } finally {
+        await d.close();
+      }
+    });
+
+    test('the versions read every request makes is planned once per connection', async () => {
+      const d = await oneConnection();
+      try {
+        const read = serviceStateReader(d);
+        for (let i = 0; i < 8; i++) assert.match((await read()).dataVersion, /^\d+$/);
+        const kept = (await preparedOf(d)).filter((p) => /service_state/.test(p.statement));
+        assert.equal(kept.length, 1);
+        assert.equal(Number(kept[0]!.custom_plans), 0);
+        assert.equal(Number(kept[0]!.generic_plans), 7);
       } finally {
         await d.close();
       }
