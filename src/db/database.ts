@@ -38,9 +38,9 @@ export interface Database {
 
 export interface RunOptions {
   /**
-   * Keep the statement prepared on each PostgreSQL connection it runs on (prepared.ts).
-   * Only for cheap lookups whose best plan does not depend on their parameters; PGlite
-   * runs it as any other statement.
+   * Keep the statement prepared on each PostgreSQL connection it runs on (prepared.ts):
+   * parsed once, still planned for its values every time. For the statements every
+   * first-seen page runs; PGlite runs it as any other statement.
    */
   prepare?: boolean;
 }

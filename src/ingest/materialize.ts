@@ -215,6 +215,9 @@ async function columnsOf(db: Kysely<any>, table: string): Promise<ColumnDefiniti
  * process. `from` must yield exactly the rows the wide statement joins back: the same
  * inner joins, and keys that name one row each.
  */
+/** The order createAs writes a numbered report in: organization, then numberRows' `rid` (`k`). */
+const NUMBERED_ORDER = 'k.org_id, k.rid';
+
 async function numberRows(db: Kysely<any>, name: string, keys: string, partition: string, order: string, from: string): Promise<void> {
   await sql.raw(`create unlogged table ${name} as\n  select ${keys}, row_number() over (partition by ${partition} order by ${order}) as rid\n  ${from}`).execute(db);
   await sql.raw(`analyze ${name}`).execute(db);
@@ -582,7 +585,7 @@ async function buildGlobalAccounts(db: Kysely<any>, defs: Definitions): Promise<
   join accounts a on a.org_id = m.org_id and a.crm_account_id = m.crm_account_id
   join tmp_partner_counts pc on pc.org_id = m.org_id and pc.crm_account_id = m.crm_account_id`,
     { account: 'a' },
-    'k.org_id, k.rid',
+    NUMBERED_ORDER,
   );
   // The narrow copy that filtered counts read (src/reports/narrow-copies.ts).
   await insertCopy(db, 'rpt_account_facts', 'rpt_global_accounts', ACCOUNT_FACT_COLUMNS, 'org_id, rid');
@@ -618,7 +621,7 @@ async function buildGlobalOpportunities(db: Kysely<any>, defs: Definitions): Pro
   join orgs org on org.id = m.org_id
   join tmp_partner_counts pc on pc.org_id = m.org_id and pc.crm_account_id = m.crm_account_id`,
     { opportunity: 'o' },
-    'k.org_id, k.rid',
+    NUMBERED_ORDER,
   );
 }
 
@@ -650,7 +653,7 @@ async function buildAttributionEvents(db: Kysely<any>, defs: Definitions): Promi
     `from tmp_event_rids k
   join events e on e.org_id = k.org_id and e.event_id = k.event_id ${EVENT_JOINS}`,
     { event: 'e', account: 'a' },
-    'k.org_id, k.rid',
+    NUMBERED_ORDER,
   );
   // The narrow copy that context-only counts read (migration 0007), in (org_id, event_date)
   // order so that an event window is a contiguous range of pages.
@@ -808,6 +811,6 @@ async function buildMatchedAccounts(db: Kysely<any>, defs: Definitions): Promise
   join tmp_matches m on m.mid = k.mid
   join accounts a on a.org_id = m.org_id and a.crm_account_id = m.crm_account_id`,
     { account: 'a' },
-    'k.org_id, k.rid',
+    NUMBERED_ORDER,
   );
 }

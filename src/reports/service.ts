@@ -5,7 +5,7 @@
  */
 import type { Readable } from 'node:stream';
 import { sql, type RawBuilder } from 'kysely';
-import type { Database, RunOptions } from '../db/database.js';
+import type { Database } from '../db/database.js';
 import type { Caller } from '../server/access/caller.js';
 import { ApiError, notFound, type FieldError } from '../server/errors.js';
 import { findReport, filterTypeOf, type ReportDefinition, type ReportId } from './catalog/index.js';
@@ -198,11 +198,12 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
   const searched = new LRUCache<string, ReadonlyMap<string, readonly string[]>>({ max: 5000 });
 
   const run = async <T>(query: RawBuilder<unknown>): Promise<T[]> => (await query.execute(db)).rows as T[];
-  // Lookups by the leading columns of an index, run as prepared statements (db/prepared.ts):
-  // a filter's dictionary values, a search term's by-value values, a page read by rid.
+  // The statements a first-seen page runs go as prepared statements (db/prepared.ts): a
+  // filter's dictionary values and a search term's by-value values (`lookup`), and the
+  // page itself (`runRows`).
   const lookup = <T>(query: RawBuilder<unknown>): Promise<T[]> => deps.database.rows<T>(query.compile(db), { prepare: true });
   /** A page's rows as arrays in select-list order (render/rows.ts writes them as JSON). */
-  const runRows = (query: RawBuilder<unknown>, options?: RunOptions): Promise<unknown[][]> => deps.database.arrays(query.compile(db), options);
+  const runRows = (query: RawBuilder<unknown>): Promise<unknown[][]> => deps.database.arrays(query.compile(db), { prepare: true });
 
   async function plan(call: ReportCall, paging: Paging, options: PlanOptions = {}): Promise<ServicePlan> {
     const started = performance.now();
@@ -276,11 +277,11 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
     // that matches nothing is SQL's constant `false`: nothing to load.)
     if (store && p.sort.length === 0 && !matchesNothing(p)) {
       const rids = await store.pageRids(p, offset, p.size);
-      if (rids) return rids.length ? runRows(ridsQuery(p, rids), { prepare: true }) : [];
+      if (rids) return rids.length ? runRows(ridsQuery(p, rids)) : [];
     }
     // Shallow pages: OFFSET. Rows of a whole report table are numbered 1..N in the default
     // order: any page is a direct seek.
-    if (offset === 0 || offset < keysetFrom || isWholeTable(p)) return runRows(pageStatement(p, keysetFrom), { prepare: true });
+    if (offset === 0 || offset < keysetFrom || isWholeTable(p)) return runRows(pageStatement(p, keysetFrom));
     const key = cacheKey('bounds', p.orgId, p.version, [rowsKey(p), p.sort.map((s) => [s.column.key, s.direction]), p.size]);
     let bounds = boundaryCache.get(key);
     if (!bounds) {
@@ -291,7 +292,7 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
     }
     const after = bounds[p.page - 1];
     // The batch's sort-key values follow the output columns; the rows' JSON reads only those.
-    return after ? runRows(batchQuery(p, after, p.size), { prepare: true }) : [];
+    return after ? runRows(batchQuery(p, after, p.size)) : [];
   }
 
   // `page`, `size` and `sort` do not apply to the columns or the dashboard, but are
