@@ -10,7 +10,7 @@ import { chmodSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import { loadConfig, type Config } from '../config.js';
 import type { Database } from '../db/database.js';
-import { openConfigured, type Operation } from './context.js';
+import { openConfigured, waitForDataDir, type Operation } from './context.js';
 import { controlSocketPath, holdsDataDir, pointerFile, serverListening, socketOf, type ControlMessage } from './control-client.js';
 import { CliFailure, listenFailure } from './failure.js';
 import { importOperation } from './import.js';
@@ -35,11 +35,16 @@ interface ControlSocket {
  */
 export async function openForServing(overrides: Partial<Config>): Promise<{ config: Config; database: Database }> {
   const config = { ...loadConfig(), ...overrides };
+  const refused = () => new CliFailure(`another partner-reports server holds the embedded database in ${config.dataDir}; stop it first (its commands can run beside it: import, keys, users)`);
   const socket = socketOf(config);
-  if (socket && (await serverListening(socket))) {
-    throw new CliFailure(`another partner-reports server holds the embedded database in ${config.dataDir}; stop it first (its commands can run beside it: import, keys, users)`);
-  }
-  return { config, database: await openConfigured(config) };
+  if (socket && (await serverListening(socket))) throw refused();
+  if (!holdsDataDir(config)) return { config, database: await openConfigured(config) };
+  // Another server (its socket perhaps not up yet) is refused; a command is waited for.
+  const lock = await waitForDataDir(config, 'server', async (holder) => {
+    if (holder.role === 'server') throw refused();
+    return undefined;
+  });
+  return { config, database: await openConfigured(config, lock) };
 }
 
 async function readJson(req: IncomingMessage): Promise<{ name?: unknown; args?: unknown }> {

@@ -138,7 +138,7 @@ export const ENTITIES: readonly EntitySpec[] = [
   },
   {
     name: 'event_types', csv: false, table: 'event_types', objects: {}, key: ['code'],
-    fields: [f('code', 'string', 'code', req), f('displayName', 'string', 'display_name', req), f('group', 'string', 'group_name', req), f('subtypes', 'subtypes', 'subtypes')],
+    fields: [f('code', 'string', 'code', req), f('displayName', 'string', 'display_name', req), f('group', 'string', 'group_name', req), f('subtypes', 'subtypes', 'subtypes', req)],
   },
   {
     name: 'events', csv: false, table: 'events', customEntity: 'event', key: ['org', 'event_id'],

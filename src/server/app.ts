@@ -22,7 +22,7 @@ import { createAnswerMemo } from './routes/report-call.js';
 import { registerAdminRoutes } from './routes/admin.js';
 import { registerAuthRoutes } from './routes/auth.js';
 import { trackRoutesForMethodNotAllowed } from './routes/method-not-allowed.js';
-import { notJson, registerBodyParsers } from './body.js';
+import { dropNullOptionals, notJson, registerBodyParsers } from './body.js';
 import { createReportService, type ReportService, type ReportServiceDeps } from '../reports/service.js';
 import { serviceStateReader } from '../reports/data-version.js';
 import { jsonPayload } from '../reports/cache.js';
@@ -112,6 +112,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerBodyParsers(app);
   app.addHook('preValidation', async (request) => {
     if (request.method === 'POST' && request.body === undefined) (request as { body: unknown }).body = {};
+    dropNullOptionals(request.body, request.routeOptions.schema?.body);
     // PostgreSQL text cannot hold NUL; refuse it up front, naming every field that had it.
     const nul = [...fieldsWithNul(request.body, 'body'), ...fieldsWithNul(request.query, 'query')];
     if (nul.length) throw await withNulProblems(nul, request);
@@ -249,10 +250,12 @@ function sendProblem(err: ApiError, request: FastifyRequest, reply: FastifyReply
   // Router errors (frameworkErrors) are answered before the onRequest hooks run.
   reply.header('x-request-id', request.id);
   for (const [name, value] of Object.entries(err.headers)) reply.header(name, value);
+  // Sent as bytes: Fastify appends `; charset=utf-8` to a JSON type it serializes, and the
+  // contract (section 1) names the type as it is; JSON is UTF-8 without a parameter (RFC 8259).
   return reply
     .status(err.status)
     .type('application/problem+json')
-    .send(problemBody(err, request.url.split('?')[0] ?? request.url, request.id));
+    .send(Buffer.from(JSON.stringify(problemBody(err, request.url.split('?')[0] ?? request.url, request.id)), 'utf8'));
 }
 
 /**

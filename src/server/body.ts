@@ -69,3 +69,31 @@ export function registerBodyParsers(app: FastifyInstance): void {
     payload.on('error', () => settle(notJson()));
   });
 }
+
+interface ObjectSchema {
+  properties?: Record<string, unknown>;
+  required?: readonly string[];
+}
+
+/**
+ * Optional body fields sent as `null` are taken as absent, at the top level and inside
+ * nested objects the schema describes (the attribution `context`): clients generated from
+ * the specification's DTOs (ReportRequestJsonDto) send `null` for every field left unset,
+ * and `{"search": null}` means what `{}` means. Only fields the route's schema names and
+ * does not require: an unknown field stays to be refused (a typo such as `filter` is 400
+ * whatever its value, contract section 4), a required one to be named, and the values
+ * of a record the schema does not name field by field (a filter's value) keep their type
+ * check. Changes `body` in place.
+ */
+export function dropNullOptionals(body: unknown, schema: unknown): void {
+  if (!isPlainObject(body) || !isPlainObject(schema)) return;
+  const { properties, required = [] } = schema as ObjectSchema;
+  if (!properties) return;
+  for (const [name, value] of Object.entries(body)) {
+    if (!Object.hasOwn(properties, name)) continue;
+    if (value === null && !required.includes(name)) delete body[name];
+    else dropNullOptionals(value, properties[name]);
+  }
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

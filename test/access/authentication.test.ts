@@ -14,8 +14,10 @@ import { hashPassword } from '../../src/server/access/passwords.js';
 const SECRET = 'test-secret-with-enough-length-1234567890';
 const URL = '/v1/attribution/event-types';
 
-async function hsToken(claims: Record<string, unknown>, options: { exp?: number; nbf?: number; secret?: string; iss?: string; aud?: string } = {}): Promise<string> {
-  let jwt = new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuedAt(NOW - 10).setExpirationTime(options.exp ?? NOW + 600);
+/** An HS256 token; `exp: null` leaves the expiry out. */
+async function hsToken(claims: Record<string, unknown>, options: { exp?: number | null; nbf?: number; secret?: string; iss?: string; aud?: string } = {}): Promise<string> {
+  let jwt = new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuedAt(NOW - 10);
+  if (options.exp !== null) jwt = jwt.setExpirationTime(options.exp ?? NOW + 600);
   if (options.nbf) jwt = jwt.setNotBefore(options.nbf);
   if (options.iss) jwt = jwt.setIssuer(options.iss);
   if (options.aud) jwt = jwt.setAudience(options.aud);
@@ -68,6 +70,28 @@ for (const engine of engines) {
       // The token's organization scopes the data like a key of that organization.
       const res = await f.app.inject({ method: 'POST', url: '/v1/channelecosystem/records', headers: { authorization: `Bearer ${good}`, 'content-type': 'application/json' }, payload: JSON.stringify({ channelReportType: 'PARTNER_ORG_CONNECTED_PARTNER_ORGS' }) });
       assert.equal(res.json().totalElements, 3);
+    });
+
+    test('bearer tokens: exp optional (checked when present), role in any case or absent (the user\'s own), an empty api-key is no key', async () => {
+      const iss = { iss: 'partner-reports-test', aud: 'reports' };
+      const admin = (token: string, extra: Record<string, string> = {}) => f.app.inject({ method: 'GET', url: '/v1/admin/api-keys', headers: { authorization: `Bearer ${token}`, ...extra } });
+      // RFC 7519 makes `exp` optional; the contract names no expiry requirement.
+      const noExpiry = await hsToken({ sub: USERS.ACME_ADMIN, org: ORG.ACME, role: 'ADMIN' }, { ...iss, exp: null });
+      assert.equal((await get({ authorization: `Bearer ${noExpiry}` })).statusCode, 200);
+      assert.equal((await admin(noExpiry)).statusCode, 200);
+      // The role in lower case is the same role.
+      assert.equal((await admin(await hsToken({ sub: USERS.ACME_ADMIN, org: ORG.ACME, role: 'admin' }, iss))).statusCode, 200);
+      assert.equal((await admin(await hsToken({ sub: USERS.ACME_ADMIN, org: ORG.ACME, role: 'member' }, iss))).statusCode, 403);
+      // Without a role the user's imported role applies: the admin may, the member may not.
+      assert.equal((await admin(await hsToken({ sub: USERS.ACME_ADMIN, org: ORG.ACME }, iss))).statusCode, 200);
+      const member = await hsToken({ sub: USERS.ACME_MEMBER, org: ORG.ACME }, iss);
+      assert.equal((await get({ authorization: `Bearer ${member}` })).statusCode, 200);
+      assert.equal((await admin(member)).statusCode, 403);
+      // A role that is neither, or not a string, is no valid token.
+      for (const role of ['ROOT', 7, null]) assert.equal((await get({ authorization: `Bearer ${await hsToken({ sub: USERS.ACME_ADMIN, org: ORG.ACME, role }, iss)}` })).statusCode, 401, String(role));
+      // An empty api-key header is as good as none: the bearer token is the credential.
+      assert.equal((await get({ 'api-key': '', authorization: `Bearer ${noExpiry}` })).statusCode, 200);
+      assert.equal((await get({ 'api-key': '' })).statusCode, 401);
     });
 
     test('bearer tokens from a JWKS file', async () => {
@@ -187,7 +211,7 @@ for (const engine of engines) {
         for (const headers of [{}, { origin: 'https://bi.example' }]) {
           const known = await g.app.inject({ method: 'OPTIONS', url: '/v1/channelecosystem/records', headers });
           assert.equal(known.statusCode, 405, known.body);
-          assert.equal(known.headers['content-type'], 'application/problem+json; charset=utf-8');
+          assert.equal(known.headers['content-type'], 'application/problem+json');
           assert.equal(known.headers.allow, 'POST');
           assert.equal((await g.app.inject({ method: 'OPTIONS', url: '/nope', headers })).statusCode, 404);
         }

@@ -9,10 +9,10 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { cliArgs, root } from '../helpers/cli-process.js';
 import { engines } from '../helpers/engines.js';
 import { BUNDLE, ORG, USERS, writeSmallBundle } from '../fixtures/small-bundle.js';
 
-const root = join(import.meta.dirname, '..', '..');
 const temp: string[] = [];
 const tmp = (prefix: string) => {
   const d = mkdtempSync(join(tmpdir(), prefix));
@@ -22,7 +22,7 @@ const tmp = (prefix: string) => {
 after(() => temp.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 function cli(env: NodeJS.ProcessEnv, ...args: string[]) {
-  return spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', ...args], { cwd: root, encoding: 'utf8', timeout: 120_000, env: { ...process.env, LOG_LEVEL: 'warn', ...env } });
+  return spawnSync(process.execPath, cliArgs(...args), { cwd: root, encoding: 'utf8', timeout: 120_000, env: { ...process.env, LOG_LEVEL: 'warn', ...env } });
 }
 
 test('the executable starts node with a young generation of 2 x 8 MB, and runs', () => {
@@ -37,7 +37,7 @@ test('the executable starts node with a young generation of 2 x 8 MB, and runs',
 });
 
 test('a reader that closes early is no failure: no EPIPE stack, the exit status stands', async () => {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', '--help'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, cliArgs('--help'), { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout.destroy(); // as `| head -1` does once it has its line
   let stderr = '';
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
@@ -146,7 +146,7 @@ for (const engine of engines) {
 
         // serve: answers with the key, then stops cleanly on SIGTERM.
         const port = 19_000 + Math.floor(Math.random() * 900);
-        const server = spawn(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', 'serve', '--port', String(port)], { cwd: root, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: 'ignore' });
+        const server = spawn(process.execPath, cliArgs('serve', '--port', String(port)), { cwd: root, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: 'ignore' });
         const exited = new Promise<number | null>((resolve) => server.on('exit', (code) => resolve(code)));
         try {
           let res: Response | undefined;
@@ -197,13 +197,13 @@ test('beside a server holding the embedded database, the commands run inside it 
   const port = 19_000 + Math.floor(Math.random() * 900);
   // The server and the commands with different temporary directories (where the server's
   // socket lives): the commands find it through DATA_DIR all the same.
-  const server = spawn(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', 'serve', '--port', String(port)], { cwd: root, env: { ...process.env, LOG_LEVEL: 'warn', ...env, TMPDIR: tmp('pr-srv-') }, stdio: 'ignore' });
+  const server = spawn(process.execPath, cliArgs('serve', '--port', String(port)), { cwd: root, env: { ...process.env, LOG_LEVEL: 'warn', ...env, TMPDIR: tmp('pr-srv-') }, stdio: 'ignore' });
   const exited = new Promise<number | null>((resolve) => server.on('exit', (code) => resolve(code)));
   const commandTmp = tmp('pr-cmd-');
   // spawnSync would block this process's event loop, not the server's: the commands run beside it.
   const run = (...args: string[]) =>
     new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', ...args], { cwd: root, env: { ...process.env, LOG_LEVEL: 'warn', ...env, TMPDIR: commandTmp } });
+      const child = spawn(process.execPath, cliArgs(...args), { cwd: root, env: { ...process.env, LOG_LEVEL: 'warn', ...env, TMPDIR: commandTmp } });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));

@@ -7,13 +7,12 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { cliArgs, root } from '../helpers/cli-process.js';
 import { BUNDLE_FILES, readNdjson, removeDir, tempDir } from './bundle-reader.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
 
 function cli(...args: string[]) {
-  return spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', ...args], { cwd: root, encoding: 'utf8', timeout: 120_000 });
+  return spawnSync(process.execPath, cliArgs(...args), { cwd: root, encoding: 'utf8', timeout: 120_000 });
 }
 
 describe('partner-reports demo', () => {

@@ -45,6 +45,11 @@ test('an event type lists each subtype code once', () => {
   assert.deepEqual(check('event_types', { code: 'T', displayName: 'T', group: 'G', subtypes: subtypes.slice(0, 2) }), []);
 });
 
+test('an event type carries its subtypes, an empty list when it has none (contract 7 marks the field required)', () => {
+  assert.deepEqual(check('event_types', { code: 'T', displayName: 'T', group: 'G', subtypes: [] }), []);
+  assert.deepEqual(check('event_types', { code: 'T', displayName: 'T', group: 'G' }), ['subtypes: missing required field']);
+});
+
 test("an event's named custom details are strings; its other custom keys are kept as given", () => {
   const event = (custom: object) => ({ org: ORG.ACME, eventId: 'E', eventDate: 1, eventTypeCode: 'T', crmAccountId: 'X', partner: ORG.ALPHA, custom });
   assert.deepEqual(check('events', event({ note: 5, detail1: true, campaignId: 'C-1', leadId: null, other: 7 })), [

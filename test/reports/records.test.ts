@@ -213,6 +213,29 @@ for (const engine of engines) {
       assert.equal(bad.errors![0]!.field, 'columns[1]');
     });
 
+    test('optional body fields sent as null are absent (clients built from the DTOs send them); unknown and required ones are not', async () => {
+      const plain = await f.ok(`${R}/GLOBAL_VERTICAL_ACCOUNTS/records?size=2000`, {});
+      assert.ok(plain.content.length > 0);
+      for (const operation of ['records?size=2000', 'filterdata?filterField=country', 'columns', 'dashboard']) {
+        const asNulls = await f.call('POST', `${R}/GLOBAL_VERTICAL_ACCOUNTS/${operation}`, { filters: null, search: null, columns: null, context: null });
+        assert.equal(asNulls.statusCode, 200, `${operation}: ${asNulls.body}`);
+        assert.equal(asNulls.body, (await f.call('POST', `${R}/GLOBAL_VERTICAL_ACCOUNTS/${operation}`, {})).body, operation);
+      }
+      // Inside the attribution context too: its unset bounds and day counts.
+      const context = { partnerPublicIds: [ORG.ALPHA], eventTypeCodes: ['WORKFLOW'] };
+      const withNulls = await f.call('POST', `${R}/ATTRIBUTION_EVENTS/records`, { context: { ...context, dateRangeDays: null, eventDateStart: null, eventDateEnd: null, oppCreatedDateDays: null } });
+      assert.equal(withNulls.statusCode, 200, withNulls.body);
+      assert.equal(withNulls.body, (await f.call('POST', `${R}/ATTRIBUTION_EVENTS/records`, { context })).body);
+      // A misspelt field is refused whatever its value, a null filter value keeps its type check.
+      assert.equal((await f.problem(`${R}/GLOBAL_VERTICAL_ACCOUNTS/records`, { filter: null })).errors![0]!.field, 'filter');
+      assert.equal((await f.problem(`${R}/GLOBAL_VERTICAL_ACCOUNTS/records`, { filters: { country: null } })).errors![0]!.field, 'filters.country');
+      // The channel body: its optional fields likewise; channelReportType is required.
+      const channel = await f.call('POST', '/v1/channelecosystem/records', { channelReportType: 'PARTNER_ORG_CONNECTED_PARTNER_ORGS', companyPartnerPublicId: null, matchingType: null, search: null, byOrg: null });
+      assert.equal(channel.statusCode, 200, channel.body);
+      assert.equal(channel.body, (await f.call('POST', '/v1/channelecosystem/records', { channelReportType: 'PARTNER_ORG_CONNECTED_PARTNER_ORGS' })).body);
+      assert.equal((await f.call('POST', '/v1/channelecosystem/records', { channelReportType: null })).statusCode, 400);
+    });
+
     test('search: every term in some textual column, custom ones included', async () => {
       const s = async (search: string) => names(await f.ok(`${R}/GLOBAL_VERTICAL_ACCOUNTS/records`, { search }), 'crm_account_id', 'partner_org_name');
       assert.deepEqual(await s('ACME alpha'), ['A1|Alpha Partners', 'A2|Alpha Partners']);

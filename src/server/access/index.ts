@@ -71,19 +71,19 @@ export async function registerAccess(app: FastifyInstance, options: AccessOption
     const claims = verifyToken ? await verifyToken(token) : undefined;
     if (!claims) throw unauthorized();
     // The claims are verified on every request; only the rows they name are kept.
-    const id = `${claims.org}\n${claims.sub}\n${claims.role}`;
+    const id = `${claims.org}\n${claims.sub}\n${claims.role ?? ''}`;
     const kept = keptByToken.get(id);
     if (kept?.versions === versions) return kept.caller;
     const row = await db
       .selectFrom('orgs')
       .innerJoin('users', 'users.org_id', 'orgs.id')
-      .select(['orgs.id as org_id', 'orgs.public_id', 'users.id as user_id', 'users.email'])
+      .select(['orgs.id as org_id', 'orgs.public_id', 'users.id as user_id', 'users.email', 'users.role'])
       .where('orgs.public_id', '=', claims.org)
       .where('users.email', '=', claims.sub)
       .executeTakeFirst()
       .catch(() => undefined);
     if (!row) throw unauthorized();
-    const caller: Caller = Object.freeze({ orgId: row.org_id, orgPublicId: row.public_id, userId: row.user_id, email: row.email, role: claims.role, keyId: null, rateKey: `token:${row.org_id}:${row.email}` });
+    const caller: Caller = Object.freeze({ orgId: row.org_id, orgPublicId: row.public_id, userId: row.user_id, email: row.email, role: claims.role ?? row.role ?? 'MEMBER', keyId: null, rateKey: `token:${row.org_id}:${row.email}` });
     keptByToken.set(id, { versions, caller });
     return caller;
   };
@@ -131,8 +131,10 @@ export async function registerAccess(app: FastifyInstance, options: AccessOption
     // no route of ours reaches it, and it answers 404 (the not-found handler).
     if (request.routeOptions.url === '*' && request.method === 'OPTIONS') return;
     const key = request.headers['api-key'];
-    if (key === undefined) {
-      // No api-key header at all: fall back to the bearer token (spec section 5).
+    // An empty api-key header is no key (a client that sends its key variable unset, say):
+    // the bearer token is the credential then, as when the header is absent.
+    if (key === undefined || key === '') {
+      // No api-key: fall back to the bearer token (spec section 5).
       const match = BEARER.exec(request.headers.authorization ?? '');
       if (!match) throw unauthorized();
       request.caller = await callerFromToken(match[1]!, await readVersions(request));
@@ -140,7 +142,7 @@ export async function registerAccess(app: FastifyInstance, options: AccessOption
       return;
     }
     // A present but wrong api-key is 401 even when a valid bearer token is also sent.
-    if (typeof key !== 'string' || key === '') throw unauthorized();
+    if (typeof key !== 'string') throw unauthorized();
     const hash = hashKey(key);
     request.caller = await callerFromKey(hash, await readVersions(request));
     lastUsed.note(request.caller.keyId!);

@@ -1,8 +1,9 @@
 /**
  * Bearer tokens (contract section 5): JWTs verified with jose, HS256 with JWT_SECRET or
  * keys from a JWKS (JWT_JWKS_URL: an http(s) URL, a file: URL or a file path); `exp` and
- * `nbf` always, `iss`/`aud` when configured. Claims: sub (user email), org (organization
- * publicId), role (ADMIN | MEMBER).
+ * `nbf` when the token carries them (RFC 7519 section 4.1: both are optional), `iss`/`aud`
+ * when configured. Claims: sub (user email), org (organization publicId), role (ADMIN |
+ * MEMBER, in any case; without it the user's own role applies).
  *
  * A token that fails verification is no caller (401). A JWKS that cannot be fetched says
  * nothing about the token: that is a dependency down, a 503 with Retry-After (contract
@@ -26,7 +27,8 @@ import { unavailable } from '../errors.js';
 export interface TokenClaims {
   sub: string;
   org: string;
-  role: 'ADMIN' | 'MEMBER';
+  /** Undefined when the token carries no role: the user's role as imported applies. */
+  role: 'ADMIN' | 'MEMBER' | undefined;
 }
 
 const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -110,13 +112,15 @@ export function createTokenVerifier(config: Config, clock: () => number, options
       }
       return undefined;
     }
-    const { sub, org, role } = payload as JWTPayload & { org?: unknown; role?: unknown };
-    if (typeof sub !== 'string' || typeof org !== 'string' || (role !== 'ADMIN' && role !== 'MEMBER')) return undefined;
+    const { sub, org, role: claimed } = payload as JWTPayload & { org?: unknown; role?: unknown };
+    // The contract names the roles in capitals; an issuer that writes `admin` means the same.
+    const role = typeof claimed === 'string' ? claimed.toUpperCase() : claimed;
+    if (typeof sub !== 'string' || typeof org !== 'string' || (role !== undefined && role !== 'ADMIN' && role !== 'MEMBER')) return undefined;
     // The publicId in its canonical form only (PostgreSQL would also read other spellings of
     // a uuid, and would fail on garbage): one organization, one way to name it.
     if (!CANONICAL_UUID.test(org) || sub.length > 320) return undefined;
-    // A token without an expiry would be valid forever: refuse it.
-    if (typeof payload.exp !== 'number') return undefined;
+    // No `exp` requirement: jose refuses an expired token, and whether a token expires is the
+    // issuer's choice (RFC 7519 section 4.1.4), which the contract leaves to it.
     return { sub, org: org.toLowerCase(), role };
   };
 }
