@@ -85,6 +85,20 @@ for (const engine of engines) {
       assert.ok(columns.findIndex((c: any) => c.key === 'custom_tier') > columns.findIndex((c: any) => c.key === 'partnerOrgPublicId'), 'custom columns come after the standard ones');
     });
 
+    test('columns of the attribution reports: every partner_ key is partner data, every custom_ key (Group C too) a custom column', async () => {
+      for (const report of ['PIPELINE_ATTRIBUTION_DETAIL', 'ATTRIBUTION_EVENTS']) {
+        const columns: any[] = await f.ok(`${R}/${report}/columns`, {});
+        const byKey = new Map(columns.map((c) => [c.key, c]));
+        for (const c of columns) {
+          if (c.key.startsWith('partner_')) assert.deepEqual([c.isPartnerData, c.source, c.columnClassification, c.prefix], [true, null, null, 'partner'], `${report} ${c.key}`);
+          if (c.key.startsWith('custom_')) assert.deepEqual([c.isPartnerData, c.source, ['CUSTOM_CRM_FIELD', 'CUSTOM_CRM_OBJECT'].includes(c.columnClassification)], [false, 'custom', true], `${report} ${c.key}`);
+        }
+        assert.deepEqual([byKey.get('custom_event_note')?.columnClassification, byKey.get('custom_event_note')?.type], ['CUSTOM_CRM_FIELD', 'string'], report);
+        assert.equal(byKey.get('partner_org_name')?.isPartnerData, true, report);
+        assert.equal(byKey.get('company_partner_public_id')?.source, 'standard', report);
+      }
+    });
+
     test('download: CSV with header, quoting, CRLF, formula prefix, sort, every row', async () => {
       const res = await f.call('POST', `${R}/ATTRIBUTION_EVENTS/download?sort=event_name,asc&size=1`, { context: CONTEXT, columns: ['event_name', 'custom_event_note', 'event_date', 'is_customer', 'account_name'] });
       assert.equal(res.statusCode, 200);

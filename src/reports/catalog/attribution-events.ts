@@ -14,7 +14,8 @@ export const ATTRIBUTION_EVENTS: ReportDefinition = {
   partnerColumn: 'partner_org_id',
   columns: [
     column('account_name', 'string'),
-    column('partner_org_name', 'string'),
+    // Partner data, as the same key is in the global reports (spec 2.11: partner columns are prefixed `partner`).
+    column('partner_org_name', 'string', { group: 'partner' }),
     column('event_date', 'date'),
     column('event_group_display_name', 'string'),
     column('event_type_display_name', 'string'),

@@ -30,12 +30,17 @@ export const GROUP_B: readonly Column[] = [
   column('partner_average_referral_deal_size', 'currency', { group: 'partner' }),
 ];
 
-/** Group C: custom event columns, all string. */
+/**
+ * Group C: custom event columns, all string. Custom columns in their metadata (source
+ * `custom`, CUSTOM_CRM_FIELD): spec 2.5 names them custom event columns, their values are
+ * the event's `custom` object (contract 7), and their keys carry the `custom_` prefix that
+ * spec 1 gives custom fields; only their names and types are fixed.
+ */
 export const GROUP_C: readonly Column[] = group(
   'string',
   ['custom_event_campaign_id', 'custom_event_lead_id', 'custom_event_contact_id', 'custom_event_opportunity_id', 'custom_event_detail_1', 'custom_event_detail_2', 'custom_event_note'],
   'event',
-);
+).map((c) => ({ ...c, source: 'custom', classification: 'CUSTOM_CRM_FIELD' }));
 
 /** The opp_* columns from `opp_crm_account_id` through `opp_pt_status` (Group D). */
 export const GROUP_D: readonly Column[] = [

@@ -18,7 +18,8 @@ export const PIPELINE_ATTRIBUTION_DETAIL: ReportDefinition = {
     column('opp_amount', 'currency'),
     column('opp_created_date', 'date'),
     column('number_days_to_new_opp', 'number'),
-    column('partner_org_name', 'string'),
+    // Partner data, as the same key is in the global reports (spec 2.11: partner columns are prefixed `partner`).
+    column('partner_org_name', 'string', { group: 'partner' }),
     column('event_date', 'date'),
     column('event_type_display_name', 'string'),
     column('event_subtype_display_name', 'string'),
