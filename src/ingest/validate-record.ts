@@ -80,7 +80,8 @@ function scalar(type: ScalarType, value: unknown, text: boolean): unknown {
     }
     case 'boolean':
       if (typeof value === 'boolean') return value;
-      if (text && (value === 'true' || value === 'false')) return value === 'true';
+      // A cell in any letter case: Python's csv module writes True and False, spreadsheets TRUE and FALSE.
+      if (text && typeof value === 'string' && /^(?:true|false)$/i.test(value)) return value.toLowerCase() === 'true';
       return new Bad(`must be ${EXPECTED.boolean}, got ${describe(value)}`);
   }
 }

@@ -67,6 +67,15 @@ test('a CSV integer or date takes the number grammar when the value is whole, as
   for (const cell of ['1.5', '1e400', '9007199254740993', 'abc']) assert.equal(problems({ recentOpenOppDate: cell }, true).length, 1, cell);
 });
 
+test('a CSV boolean in any letter case (Python writes True/False, spreadsheets TRUE/FALSE); NDJSON keeps JSON booleans', () => {
+  for (const [cell, b] of [['true', true], ['True', true], ['TRUE', true], ['false', false], ['False', false], ['FALSE', false]] as const) {
+    const v = validateRecord(accounts, { org: ORG.ACME, crmAccountId: 'X', name: 'X', isCustomer: cell }, true, types);
+    assert.deepEqual([v.problems, v.row.includes(b)], [[], true], cell);
+  }
+  for (const cell of ['yes', '1', 'T', 'truee']) assert.deepEqual(problems({ isCustomer: cell }, true), [`isCustomer: must be true or false, got the string "${cell}"`], cell);
+  assert.equal(problems({ isCustomer: 'True' }, false).length, 1, 'an NDJSON string is no boolean');
+});
+
 test('a value under an empty CSV header cell is named as such, not as a field with no name', () => {
   assert.deepEqual(problems({ '': 'x' }, true), ['-: a value in a column whose header cell is empty']);
   assert.deepEqual(problems({ '': 'x' }, false), ['-: a field with an empty name']);
