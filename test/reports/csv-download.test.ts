@@ -173,7 +173,10 @@ for (const engine of engines) {
     });
 
     test('batches of any size give the same bytes (range ends inside runs of equal sort values)', async () => {
-      await assertBatchedDownloads(f, orgId, CASES.slice(0, 8), [1, 2, 7, 50]);
+      await assertBatchedDownloads(f, orgId, CASES.slice(0, 8), [2, 7, 50]);
+      // A batch of one row, where every row is a range end: on the orders with runs of equal
+      // values (a statement per row: 68 s of the suite on PGlite over all eight cases).
+      await assertBatchedDownloads(f, orgId, CASES.slice(2, 5), [1]);
     });
   });
 
