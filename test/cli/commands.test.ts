@@ -3,23 +3,17 @@
  * create / list / revoke, and serve with a graceful SIGTERM. Runs on embedded PGlite in a
  * temporary DATA_DIR, and on PostgreSQL too when DATABASE_URL is set.
  */
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cliArgs, root } from '../helpers/cli-process.js';
+import { tempDirs } from '../helpers/temp-dirs.js';
 import { engines } from '../helpers/engines.js';
 import { BUNDLE, ORG, USERS, writeSmallBundle } from '../fixtures/small-bundle.js';
 
-const temp: string[] = [];
-const tmp = (prefix: string) => {
-  const d = mkdtempSync(join(tmpdir(), prefix));
-  temp.push(d);
-  return d;
-};
-after(() => temp.forEach((d) => rmSync(d, { recursive: true, force: true })));
+const tmp = tempDirs();
 
 function cli(env: NodeJS.ProcessEnv, ...args: string[]) {
   return spawnSync(process.execPath, cliArgs(...args), { cwd: root, encoding: 'utf8', timeout: 120_000, env: { ...process.env, LOG_LEVEL: 'warn', ...env } });

@@ -5,23 +5,17 @@
  * and one was lost, and a `keys create` run while `serve` was starting printed a key the
  * server refused.
  */
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isHolder, lockFile, tryLockDataDir } from '../../src/cli/data-dir-lock.js';
 import { cliArgs, root } from '../helpers/cli-process.js';
+import { tempDirs } from '../helpers/temp-dirs.js';
 import { ORG, USERS, writeSmallBundle } from '../fixtures/small-bundle.js';
 
-const temp: string[] = [];
-const tmp = (prefix: string) => {
-  const d = mkdtempSync(join(tmpdir(), prefix));
-  temp.push(d);
-  return d;
-};
-after(() => temp.forEach((d) => rmSync(d, { recursive: true, force: true })));
+const tmp = tempDirs();
 
 type Run = { status: number | null; stdout: string; stderr: string };
 
