@@ -72,7 +72,7 @@ export async function waitForDataDir<T>(config: Config, role: HolderRole, whenHe
 }
 
 /** A database URL without its password, to print. */
-function redactedUrl(raw: string): string {
+export function redactedUrl(raw: string): string {
   try {
     const url = new URL(raw);
     if (url.password) url.password = '***';

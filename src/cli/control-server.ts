@@ -10,7 +10,8 @@ import { chmodSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import { loadConfig, type Config } from '../config.js';
 import type { Database } from '../db/database.js';
-import { openConfigured, waitForDataDir, type Operation } from './context.js';
+import { openConfigured, redactedUrl, waitForDataDir, type Operation } from './context.js';
+import { openPostgresForServing, type DatabaseWait } from './database-wait.js';
 import { controlSocketPath, holdsDataDir, pointerFile, serverListening, socketOf, type ControlMessage } from './control-client.js';
 import { CliFailure, listenFailure } from './failure.js';
 import { importOperation } from './import.js';
@@ -33,8 +34,12 @@ interface ControlSocket {
  * The configuration and database of `serve` or `start`. A DATA_DIR that a server already
  * holds is refused before the database is opened (both would write the same files).
  */
-export async function openForServing(overrides: Partial<Config>): Promise<{ config: Config; database: Database }> {
+export async function openForServing(overrides: Partial<Config>, options: { waitForDatabase?: boolean } = {}): Promise<{ config: Config; database: Database; wait?: DatabaseWait }> {
   const config = { ...loadConfig(), ...overrides };
+  if (config.databaseUrl && options.waitForDatabase) {
+    const say = (line: string) => process.stderr.write(`partner-reports: ${line}\n`);
+    return { config, ...(await openPostgresForServing({ ...config, databaseUrl: config.databaseUrl }, redactedUrl(config.databaseUrl), say)) };
+  }
   const refused = () => new CliFailure(`another partner-reports server holds the embedded database in ${config.dataDir}; stop it first (its commands can run beside it: import, keys, users)`);
   const socket = socketOf(config);
   if (socket && (await serverListening(socket))) throw refused();

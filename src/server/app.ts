@@ -40,6 +40,12 @@ export interface AppDeps {
   access?: Partial<AccessOptions>;
   /** Report engine options (cache, keyset threshold); defaults suit production. */
   reports?: Partial<Omit<ReportServiceDeps, 'database' | 'clock'>>;
+  /**
+   * Set when the server was started while its database did not answer (cli/serve.ts):
+   * undefined once the database answers and is migrated, else why not yet. Until then
+   * every route but the liveness probe and the API description answers 503.
+   */
+  databasePending?: () => string | undefined;
 }
 
 export type App = FastifyInstance;
@@ -88,6 +94,17 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  // Contract section 1: a database that does not answer is a 503 with Retry-After, also
+  // when it did not answer at start; the probes tell an orchestrator the same (/readyz 503,
+  // /healthz 200). Before any credential check, which would need the database.
+  const pending = deps.databasePending;
+  if (pending) {
+    app.addHook('onRequest', async (request) => {
+      const route = request.routeOptions.url;
+      if (pending() === undefined || route === undefined || route === '/healthz' || route === '/openapi.json' || route.startsWith('/docs')) return;
+      throw unavailable('the database is not reachable yet; retry shortly');
+    });
+  }
   // Answers depend on the caller, whose credentials travel in `api-key`, a header shared
   // caches do not know (RFC 9111 section 3.5 keeps them from reusing answers only to
   // requests with Authorization): `private` keeps every answer but the probes' and the API

@@ -18,6 +18,8 @@ export interface StartOptions {
   handleSignals?: boolean;
   /** Runs first when the server stops (the command line's control socket closes there). */
   beforeStop?: () => Promise<void>;
+  /** The database not usable yet, and why (app.ts AppDeps.databasePending). */
+  databasePending?: () => string | undefined;
 }
 
 export async function startServer(config: Config, database: Database, opts: StartOptions = {}): Promise<RunningServer> {
@@ -25,7 +27,7 @@ export async function startServer(config: Config, database: Database, opts: Star
   let app: App | undefined;
   let url: string;
   try {
-    app = await buildApp({ config, database });
+    app = await buildApp({ config, database, ...(opts.databasePending ? { databasePending: opts.databasePending } : {}) });
     url = await app.listen({ port: config.port, host: config.host });
   } catch (error) {
     // Nothing may stay open behind a failed start: an open PGlite keeps a timer alive,
