@@ -23,6 +23,7 @@ import * as storedDashboardsRecount from './migrations/0016-stored-dashboards-re
 import * as partnerOwnerKeys from './migrations/0017-partner-owner-keys.js';
 import * as partnerCustomKeys from './migrations/0018-partner-custom-keys.js';
 import * as jsonStringsFunction from './migrations/0019-json-strings-function.js';
+import * as databaseId from './migrations/0020-database-id.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-domain': domain,
@@ -44,6 +45,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0017-partner-owner-keys': partnerOwnerKeys,
   '0018-partner-custom-keys': partnerCustomKeys,
   '0019-json-strings-function': jsonStringsFunction,
+  '0020-database-id': databaseId,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -6,6 +6,10 @@
  * - the credentials version: changed by the commit of any change to api_keys, users or
  *   orgs (migration 0005), so the access layer's cache of resolved callers is never used
  *   after the rows it was read from changed.
+ *
+ * Both carry the database's id (migration 0020) after a dot (`3.9f2c41d0`): a database
+ * created again under a running server starts its counters over, and its versions must
+ * not be those the server cached the old database's answers and callers under.
  */
 import { CompiledQuery } from 'kysely';
 import type { Database } from '../db/database.js';
@@ -36,14 +40,18 @@ export function serviceStateReader(database: Pick<Database, 'rows'>): ServiceSta
   // parameters is planned once per connection even though every connection asks for
   // custom plans (PostgreSQL has no values to plan it for), and its planning took longer
   // than its execution (0.058 against 0.023 ms at scale 1000).
-  const query = CompiledQuery.raw(`select key, value from service_state where key in ('data_version', 'credentials_version')`);
+  const query = CompiledQuery.raw(`select key, value from service_state where key in ('data_version', 'credentials_version', 'database_id')`);
   return singleFlight(async () => {
     const rows = await database.rows<{ key: string; value: string }>(query, { prepare: true });
     const state: ServiceState = { dataVersion: '0', credentialsVersion: '0' };
+    let id = '';
     for (const row of rows) {
       if (row.key === 'data_version') state.dataVersion = row.value;
-      else state.credentialsVersion = row.value;
+      else if (row.key === 'credentials_version') state.credentialsVersion = row.value;
+      else id = `.${row.value.slice(0, 8)}`;
     }
+    state.dataVersion += id;
+    state.credentialsVersion += id;
     return state;
   });
 }
