@@ -50,13 +50,15 @@ const CONTEXT = { partnerPublicIds: [ALPHA], eventTypeCodes: ['ACTION_LIST'] };
 
 test('custom columns follow the entity precedence of the report; the first key wins', () => {
   const detail = buildPlan(input('PIPELINE_ATTRIBUTION_DETAIL', { context: CONTEXT }));
-  const custom = detail.columns.filter((c) => c.source === 'custom');
+  // The organization's custom fields (read from the row's `custom` object); Group C's fixed custom columns are stored columns.
+  const custom = detail.columns.filter((c) => c.source === 'custom' && c.json);
   assert.deepEqual(custom.map((c) => [c.key, c.type]), [
     ['custom_tier', 'number'],
     ['custom_source', 'string'],
   ]);
   const accounts = buildPlan(input('GLOBAL_VERTICAL_ACCOUNTS'));
   assert.deepEqual(accounts.columns.filter((c) => c.source === 'custom').map((c) => [c.key, c.type]), [['custom_tier', 'string']]);
+  assert.equal(detail.columns.filter((c) => c.source === 'custom' && !c.json).length, 7, "Group C's seven custom event columns");
 });
 
 test('unsupported operations name the column, its type and what it supports', () => {
