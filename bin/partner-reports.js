@@ -11,25 +11,16 @@
 // requests in flight promoted), 1 MB made them 60% slower (docs/benchmarks.md, twelfth session). V8
 // reads it only at start-up, so it is on the command line; `node bin/partner-reports.js`
 // runs without it.
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
+import { buildIsCurrent } from './build-state.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const entry = join(root, 'dist', 'cli', 'main.js');
-function newest(dir) {
-  let latest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    latest = Math.max(latest, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs);
-  }
-  return latest;
-}
-
-const src = join(root, 'src');
-if (!existsSync(entry) || (existsSync(src) && newest(src) > newest(join(root, 'dist')))) {
+if (!buildIsCurrent(root, join('cli', 'main.js'))) {
   process.stderr.write('partner-reports: building...\n');
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit', cwd: root });

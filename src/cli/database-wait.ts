@@ -35,6 +35,7 @@ const messageOf = (error: unknown): string => {
 export async function openPostgresForServing(config: Config & { databaseUrl: string }, where: string, say: (line: string) => void): Promise<{ database: Database; wait?: DatabaseWait }> {
   // pg's pool connects on the first query: opening makes no connection.
   const database = await openDatabase({ databaseUrl: config.databaseUrl, statementTimeoutMs: config.statementTimeoutMs, migrate: false });
+  let reason: string | undefined;
   try {
     await migrateToLatest(database.db);
     return { database };
@@ -43,9 +44,9 @@ export async function openPostgresForServing(config: Config & { databaseUrl: str
       await database.close();
       throw error;
     }
-    say(`cannot reach ${where}: ${messageOf(error)}; serving 503 with Retry-After until it answers`);
+    reason = messageOf(error);
+    say(`cannot reach ${where}: ${reason}; serving 503 with Retry-After until it answers`);
   }
-  let reason: string | undefined = 'unreachable';
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   const attempt = async () => {
@@ -56,9 +57,9 @@ export async function openPostgresForServing(config: Config & { databaseUrl: str
       say(`${where} answers; serving`);
     } catch (error) {
       if (stopped) return;
-      // Said once per kind of failure, not every two seconds.
+      // Said when the reason changes, not every two seconds.
       const why = messageOf(error);
-      if (why !== reason && reason !== 'unreachable') say(`still cannot use ${where}: ${why}`);
+      if (why !== reason) say(`still cannot use ${where}: ${why}`);
       reason = why;
       timer = setTimeout(() => void attempt(), RETRY_MS);
     }

@@ -13,7 +13,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '../config.js';
 import { isDatabaseUnavailable, type Database } from '../db/database.js';
 import { ApiError, MAX_FIELD_LENGTH, problemBody, unavailable, validationError, type FieldError } from './errors.js';
-import { registerHealthRoutes } from './routes/health.js';
+import { DATABASE_PENDING, registerHealthRoutes } from './routes/health.js';
 import { registerDocs } from './docs.js';
 import { registerAccess, type AccessOptions } from './access/index.js';
 import { registerReportAnalyticsRoutes } from './routes/report-analytics.js';
@@ -97,12 +97,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // Contract section 1: a database that does not answer is a 503 with Retry-After, also
   // when it did not answer at start; the probes tell an orchestrator the same (/readyz 503,
   // /healthz 200). Before any credential check, which would need the database.
+  // The public routes need no database, but /readyz, which says so itself (routes/health.ts).
   const pending = deps.databasePending;
   if (pending) {
     app.addHook('onRequest', async (request) => {
       const route = request.routeOptions.url;
-      if (pending() === undefined || route === undefined || route === '/healthz' || route === '/openapi.json' || route.startsWith('/docs')) return;
-      throw unavailable('the database is not reachable yet; retry shortly');
+      if (pending() === undefined || route === undefined || request.routeOptions.config?.public || route.startsWith('/docs')) return;
+      throw unavailable(DATABASE_PENDING);
     });
   }
   // Answers depend on the caller, whose credentials travel in `api-key`, a header shared
@@ -163,7 +164,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     // Tracked from here, so the documentation's paths answer 405 to other methods too.
     const addMethodNotAllowed = trackRoutesForMethodNotAllowed(app);
     await registerDocs(app);
-    registerHealthRoutes(app, { database: deps.database });
+    registerHealthRoutes(app, { database: deps.database, ...(pending ? { pending } : {}) });
     // One versions reader for the access stage and the reports: one read per round trip.
     const readState = serviceStateReader(deps.database);
     const columnStore = deps.config.columnStoreMb > 0 ? { maxBytes: deps.config.columnStoreMb * 1024 * 1024 } : false;

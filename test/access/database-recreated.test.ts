@@ -11,11 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { engines } from '../helpers/engines.js';
-import { fixtureApp } from '../helpers/fixture-app.js';
+import { createKeyFor, fixtureApp } from '../helpers/fixture-app.js';
 import { BUNDLE, ORG, USERS, writeSmallBundle } from '../fixtures/small-bundle.js';
 import { openDatabase } from '../../src/db/database.js';
 import { importBundle } from '../../src/ingest/import-bundle.js';
-import { createApiKey } from '../../src/server/access/api-keys.js';
 
 const postgres = engines.find((e) => e.name === 'postgres');
 const GVA = '/v1/report-analytics/report/GLOBAL_VERTICAL_ACCOUNTS/records?sort=crm_account_id,asc';
@@ -42,14 +41,9 @@ test('a database created again under the running app: its answers and keys, not 
     try {
       writeSmallBundle(dir, { accounts: BUNDLE.accounts!.map((a) => ((a as { crmAccountId: string }).crmAccountId === 'A1' ? { ...a, name: 'Renamed' } : a)) });
       assert.ok((await importBundle(again, dir)).ok);
-      const key = async (org: string, email: string) => {
-        const o = await again.db.selectFrom('orgs').select('id').where('public_id', '=', org).executeTakeFirstOrThrow();
-        const u = await again.db.selectFrom('users').select('id').where('org_id', '=', o.id).where('email', '=', email).executeTakeFirstOrThrow();
-        return (await createApiKey(again.db, { orgId: o.id, userId: u.id, name: 'test' })).key;
-      };
-      newKey = await key(ORG.ACME, USERS.ACME_ADMIN);
-      await key(ORG.ACME, USERS.ACME_MEMBER);
-      await key(ORG.OTHER, USERS.OTHER_ADMIN);
+      newKey = await createKeyFor(again, ORG.ACME, USERS.ACME_ADMIN);
+      await createKeyFor(again, ORG.ACME, USERS.ACME_MEMBER);
+      await createKeyFor(again, ORG.OTHER, USERS.OTHER_ADMIN);
       const versions = await again.db.selectFrom('service_state').select(['key', 'value']).where('key', 'in', ['data_version', 'credentials_version']).orderBy('key').execute();
       assert.equal(versions.find((v) => v.key === 'data_version')?.value, '1', 'the counters started over');
     } finally {

@@ -15,6 +15,7 @@ import { formatProblem, importBundle } from '../../src/ingest/import-bundle.js';
 import { DAY, ORG, T0, USERS, writeSmallBundle } from '../fixtures/small-bundle.js';
 import type { TestDatabase, TestEngine } from './engines.js';
 import type { Caller } from '../../src/server/access/caller.js';
+import type { Database } from '../../src/db/database.js';
 
 /** "Now" of the fixture app: 100 days after T0, so 90-day windows include T0 + 10 days onwards. */
 export const NOW = T0 + 100 * DAY;
@@ -45,11 +46,7 @@ export async function fixtureApp(
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  const key = async (org: string, email: string) => {
-    const o = await database.db.selectFrom('orgs').select('id').where('public_id', '=', org).executeTakeFirstOrThrow();
-    const u = await database.db.selectFrom('users').select('id').where('org_id', '=', o.id).where('email', '=', email).executeTakeFirstOrThrow();
-    return (await createApiKey(database.db, { orgId: o.id, userId: u.id, name: 'test' })).key;
-  };
+  const key = (org: string, email: string) => createKeyFor(database, org, email);
   const keys = { acme: await key(ORG.ACME, USERS.ACME_ADMIN), acmeMember: await key(ORG.ACME, USERS.ACME_MEMBER), other: await key(ORG.OTHER, USERS.OTHER_ADMIN) };
   const config = { ...loadConfig({}), rateLimitPerMinute: 1_000_000, ...options.config };
   const app = await buildApp({ config, database, logger: false, clock: options.clock ?? (() => NOW * 1000), ...(options.reports ? { reports: options.reports } : {}), ...(options.access ? { access: options.access } : {}) });
@@ -78,6 +75,13 @@ export async function fixtureApp(
       await database.dispose();
     },
   };
+}
+
+/** A new API key of the user `email` of organization `org` (publicId). */
+export async function createKeyFor(database: Pick<Database, 'db'>, org: string, email: string): Promise<string> {
+  const o = await database.db.selectFrom('orgs').select('id').where('public_id', '=', org).executeTakeFirstOrThrow();
+  const u = await database.db.selectFrom('users').select('id').where('org_id', '=', o.id).where('email', '=', email).executeTakeFirstOrThrow();
+  return (await createApiKey(database.db, { orgId: o.id, userId: u.id, name: 'test' })).key;
 }
 
 /** An administrator of the fixture's organization `publicId` (ACME by default), for calling the report service directly. */

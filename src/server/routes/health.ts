@@ -7,11 +7,17 @@ export interface HealthDeps {
   database: Database;
   /** Extra readiness facts (for example the rate-limit store in use). */
   details?: () => Record<string, unknown>;
+  /** Why the database cannot be used yet (app.ts AppDeps.databasePending). */
+  pending?: () => string | undefined;
 }
+
+/** The 503's detail while a server started without its database waits for it. */
+export const DATABASE_PENDING = 'the database is not reachable yet; retry shortly';
 
 export function registerHealthRoutes(app: FastifyInstance, deps: HealthDeps): void {
   app.get('/healthz', { config: { public: true }, schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { config: { public: true }, schema: { hide: true } }, async () => {
+    if (deps.pending?.() !== undefined) throw unavailable(DATABASE_PENDING);
     try {
       await deps.database.ping();
     } catch {
