@@ -132,8 +132,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     if (request.method === 'POST' && request.body === undefined) (request as { body: unknown }).body = {};
     dropNullOptionals(request.body, request.routeOptions.schema?.body);
     // PostgreSQL text cannot hold NUL; refuse it up front, naming every field that had it.
-    const nul = [...fieldsWithNul(request.body, 'body'), ...fieldsWithNul(request.query, 'query')];
-    if (nul.length) throw await withNulProblems(nul, request);
+    const body = fieldsWithNul(request.body, 'body');
+    const query = fieldsWithNul(request.query, 'query');
+    if (body.length || query.length) throw await withNulProblems(body, query, request);
   });
 
   app.setErrorHandler(async (error: FastifyError | ApiError, request, reply) => {
@@ -231,31 +232,42 @@ function answerClientError(this: FastifyInstance, error: Error & { code?: string
 /** A field's name one step further, as the planner writes it: `[i]` for an array item, `.key` otherwise. */
 const stepInto = (path: string, step: string, item: boolean): string => (item ? `${path}[${step}]` : path ? `${path}.${step}` : step);
 
+/** A field holding U+0000: its name as problems name fields, and its JSON pointer into the request's value. */
+type NulField = { field: string; pointer: string };
+
 /**
  * Every string (or key) holding U+0000, in document order, named as the other problems
  * name fields: the body path as written (`search`, `filters.city`, `columns[0]`), the
  * query parameter (`filterField`, `sort[1]` for a repeated one), or `root` itself when
  * the whole value is such a string. A key holding NUL names the field once (escaped);
  * its value is not looked into. Iterative, so a deeply nested body cannot overflow the
- * stack; a path longer than a problem shows (errors.ts clips it) stops growing.
+ * stack; a path longer than a problem shows (errors.ts clips it) stops growing, and the
+ * pointer is built from parent links only for a field found (not copied at every level).
  */
-function fieldsWithNul(value: unknown, root: string): string[] {
-  const found: string[] = [];
-  const pending: Array<{ value: unknown; path: string }> = [{ value, path: '' }];
+function fieldsWithNul(value: unknown, root: string): NulField[] {
+  type Step = { parent: Step | undefined; key: string };
+  const found: NulField[] = [];
+  const pending: Array<{ value: unknown; path: string; at: Step | undefined }> = [{ value, path: '', at: undefined }];
   const child = (path: string, step: string, item: boolean) => (path.length > MAX_FIELD_LENGTH ? path : stepInto(item ? path || root : path, step, item));
+  const pointer = (at: Step | undefined): string => {
+    const keys: string[] = [];
+    for (let s = at; s; s = s.parent) keys.push(s.key.replace(/~/g, '~0').replace(/\//g, '~1'));
+    return keys.reverse().map((k) => `/${k}`).join('');
+  };
   for (let next = pending.pop(); next; next = pending.pop()) {
-    const { value: v, path } = next;
+    const { value: v, path, at } = next;
     if (typeof v === 'string') {
-      if (v.includes('\u0000')) found.push(path || root);
+      if (v.includes('\u0000')) found.push({ field: path || root, pointer: pointer(at) });
     } else if (Array.isArray(v)) {
       // Pushed last first, so they are taken in document order.
-      for (let i = v.length - 1; i >= 0; i--) pending.push({ value: v[i], path: child(path, String(i), true) });
+      for (let i = v.length - 1; i >= 0; i--) pending.push({ value: v[i], path: child(path, String(i), true), at: { parent: at, key: String(i) } });
     } else if (v && typeof v === 'object') {
       const entries = Object.entries(v);
       for (let i = entries.length - 1; i >= 0; i--) {
         const [k, item] = entries[i]!;
-        if (k.includes('\u0000')) pending.push({ value: '\u0000', path: child(path, k.replace(/\u0000/g, '\\u0000'), false) });
-        else pending.push({ value: item, path: child(path, k, false) });
+        const step = { parent: at, key: k };
+        if (k.includes('\u0000')) pending.push({ value: '\u0000', path: child(path, k.replace(/\u0000/g, '\\u0000'), false), at: step });
+        else pending.push({ value: item, path: child(path, k, false), at: step });
       }
     }
   }
@@ -279,23 +291,27 @@ function sendProblem(err: ApiError, request: FastifyRequest, reply: FastifyReply
 /**
  * A request holding NUL stops before its schema check and its planning, and one answer
  * still names every bad field (contract section 1): the schema's problems with the body
- * and the planner's with the rest are listed after the NUL ones. The planner sees neither
- * the top-level body fields nor the query parameters that hold NUL, and what it would say
- * of them (an unknown column "ci\u0000ty", a missing filterField) is not listed.
+ * and the planner's with the rest are listed after the NUL ones. Only the values holding
+ * NUL are kept from the planner, as only the values the schema refused are
+ * (withoutRefused): a NUL in `filters.state` leaves `filters.city` checked. A query
+ * parameter holding NUL is not planned, so what the planner would say of it (a missing
+ * filterField) is not listed; nor is what the schema says of a key holding NUL, which
+ * its NUL entry names already.
  */
-async function withNulProblems(fields: string[], request: FastifyRequest): Promise<ApiError> {
-  const errors = fields.map((field): FieldError => ({ field, message: 'must not contain the NUL character (\\u0000)' }));
-  const tops = new Set(fields.map(topField));
+async function withNulProblems(body: NulField[], query: NulField[], request: FastifyRequest): Promise<ApiError> {
+  const errors = [...body, ...query].map(({ field }): FieldError => ({ field, message: 'must not contain the NUL character (\\u0000)' }));
+  // The query parameters holding NUL are named as refused too, so the planner's word on them is dropped.
+  const refused: SchemaError[] = [...body.map(({ pointer }) => ({ instancePath: pointer })), ...query.map(({ field }) => ({ instancePath: `/${topField(field)}` }))];
   const validate = request.getValidationFunction('body');
   if (validate && !validate(request.body)) {
-    const schema = toApiError({ validation: validate.errors ?? [], validationContext: 'body' }, request.body).allErrors ?? [];
-    errors.push(...schema.filter((e) => !tops.has(topField(e.field))));
+    const validation = (validate.errors ?? []) as SchemaError[];
+    const schema = toApiError({ validation, validationContext: 'body' }, request.body).allErrors ?? [];
+    errors.push(...schema.filter((e) => !e.field.includes('\u0000')));
+    refused.push(...validation);
   }
-  const query = Object.fromEntries(Object.entries((request.query ?? {}) as Record<string, unknown>).filter(([k]) => !tops.has(k)));
-  // Every top-level field with a NUL or a schema problem is left out of the planner's
-  // check, as the schema's refused values are (withoutRefused).
-  const refused = [...new Set(errors.map((e) => topField(e.field)))].map((top): SchemaError => ({ instancePath: `/${top}` }));
-  return withOtherProblems(validationError(errors), { validationContext: 'body', validation: refused }, request, query);
+  const nulParameters = new Set(query.map(({ field }) => topField(field)));
+  const rest = Object.fromEntries(Object.entries((request.query ?? {}) as Record<string, unknown>).filter(([k]) => !nulParameters.has(k)));
+  return withOtherProblems(validationError(errors), { validationContext: 'body', validation: refused }, request, rest);
 }
 
 /** The top-level field a problem is about: `filters.city` and `columns[1]` -> filters, columns. */

@@ -185,7 +185,8 @@ for (const engine of engines) {
       const errors = fields(await f.call('POST', `${R}/ATTRIBUTION_EVENTS/filterdata?filterField=a%00b&filterSearch=%00`, body));
       assert.deepEqual(
         errors.map((e) => e.field),
-        ['context.partnerPublicIds[1]', 'filters.ci\\u0000ty', 'filterField', 'filterSearch'],
+        // The context's other problem (no event types) is still found: only the NUL value is kept from the planner.
+        ['context.partnerPublicIds[1]', 'filters.ci\\u0000ty', 'filterField', 'filterSearch', 'context.eventTypeCodes'],
       );
       const repeated = fields(await f.call('POST', `${GVA}/records?sort=account_name&sort=city%00`, {}));
       assert.deepEqual(repeated.map((e) => e.field), ['sort[1]']);
@@ -202,6 +203,47 @@ for (const engine of engines) {
       // A query parameter holding NUL is not planned: no "unknown filterField" beside it.
       const query = fields(await f.call('POST', `${GVA}/filterdata?filterField=a%00b`, { filters: { nope: 'x' } }));
       assert.deepEqual(query.map((e) => e.field), ['filterField', 'filters.nope']);
+    });
+
+    test("a NUL keeps only its own value from the planner: its siblings' problems are listed", async () => {
+      const messageOf = async (url: string, body: unknown, field: string) => {
+        const found = fields(await f.call('POST', url, body)).find((e) => e.field === field);
+        assert.ok(found, `${field} is refused without a NUL too`);
+        return found.message;
+      };
+      const range = await messageOf(`${GVA}/records`, { filters: { city: 'a<->b' } }, 'filters.city');
+      // Beside a NUL in another filter.
+      assert.deepEqual(fields(await f.call('POST', `${GVA}/records`, { filters: { city: 'a<->b', state: 'x\u0000' } })), [
+        { field: 'filters.state', message: NUL_MESSAGE },
+        { field: 'filters.city', message: range },
+      ]);
+      // Beside a NUL in another column of the selection.
+      const unknown = await messageOf(`${GVA}/records`, { columns: ['nope'] }, 'columns[0]');
+      assert.deepEqual(fields(await f.call('POST', `${GVA}/records`, { columns: ['nope', 'a\u0000'] })), [
+        { field: 'columns[1]', message: NUL_MESSAGE },
+        { field: 'columns[0]', message: unknown },
+      ]);
+      // Beside a NUL inside the context: the rest of the context is still checked.
+      const events = `${R}/ATTRIBUTION_EVENTS/records`;
+      const context = { partnerPublicIds: [ORG.ALPHA], eventTypeCodes: ['NOPE'], dateRangeDays: -1 };
+      const code = await messageOf(events, { context }, 'context.eventTypeCodes[0]');
+      const days = await messageOf(events, { context }, 'context.dateRangeDays');
+      assert.deepEqual(fields(await f.call('POST', events, { context: { ...context, partnerPublicIds: ['\u0000'] } })), [
+        { field: 'context.partnerPublicIds[0]', message: NUL_MESSAGE },
+        { field: 'context.eventTypeCodes[0]', message: code },
+        { field: 'context.dateRangeDays', message: days },
+      ]);
+      // A query parameter holding NUL beside a value the schema refuses: the other filter is still planned.
+      const withPage = fields(await f.call('POST', `${GVA}/records?page=%00`, { filters: { city: 5, state: 'a<->b' } }));
+      assert.deepEqual(withPage.map((e) => e.field), ['page', 'filters.city', 'filters.state']);
+    });
+
+    test('a key holding NUL is named once, escaped, and the rest of the body is still checked', async () => {
+      const events = `${R}/ATTRIBUTION_EVENTS/records`;
+      const errors = fields(await f.call('POST', events, { 'x\u0000': 1, context: { partnerPublicIds: [ORG.ALPHA], eventTypeCodes: 'A', dateRangeDays: -1 } }));
+      assert.deepEqual(errors.map((e) => e.field), ['x\\u0000', 'context.eventTypeCodes', 'context.dateRangeDays']);
+      assert.equal(errors[0]!.message, NUL_MESSAGE);
+      assert.ok(errors.every((e) => !e.field.includes('\u0000')));
     });
 
     test('the number of entries stays bounded', async () => {
