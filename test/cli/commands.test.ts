@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync 
 import { join } from 'node:path';
 import { cliArgs, root } from '../helpers/cli-process.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
+import { until } from '../helpers/until.js';
 import { engines } from '../helpers/engines.js';
 import { BUNDLE, ORG, USERS, writeSmallBundle } from '../fixtures/small-bundle.js';
 
@@ -206,7 +207,7 @@ test('beside a server holding the embedded database, the commands run inside it 
     });
   const events = (key: string) => fetch(`http://127.0.0.1:${port}/v1/attribution/event-types`, { headers: { 'api-key': key } }).then((r) => r.status);
   try {
-    for (let i = 0; i < 100 && !(await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined)); i++) await new Promise((r) => setTimeout(r, 200));
+    await until(async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined)) !== undefined, 60_000, 200);
 
     const created = await run('keys', 'create', '--org', ORG.ACME, '--user', USERS.ACME_ADMIN, '--name', 'beside');
     assert.equal(created.status, 0, created.stderr);

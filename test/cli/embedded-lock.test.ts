@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { isHolder, lockFile, tryLockDataDir } from '../../src/cli/data-dir-lock.js';
 import { cliArgs, root } from '../helpers/cli-process.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
+import { until } from '../helpers/until.js';
 import { ORG, USERS, writeSmallBundle } from '../fixtures/small-bundle.js';
 
 const tmp = tempDirs();
@@ -91,14 +92,14 @@ test('a command run while serve is starting reaches the server once it is up; a 
   try {
     // Sent as soon as the server holds the folder: before its database is open and its
     // command socket is up.
-    for (let i = 0; i < 200 && !/ server\n$/.test(readLock(env.DATA_DIR)); i++) await new Promise((resolve) => setTimeout(resolve, 25));
+    await until(() => / server\n$/.test(readLock(env.DATA_DIR)), 60_000, 25);
     assert.match(readLock(env.DATA_DIR), / server\n$/);
     const [created, second] = await Promise.all([run(env, 'keys', 'create', '--org', ORG.ACME, '--user', USERS.ACME_ADMIN, '--name', 'early'), run(env, 'serve', '--port', String(port + 1))]);
     assert.equal(created.status, 0, created.stderr);
     assert.equal(second.status, 1);
     assert.match(second.stderr, /another partner-reports server holds the embedded database/);
     // The key was made in the server's database: it works there once it listens.
-    for (let i = 0; i < 200 && !(await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined)); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    await until(async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined)) !== undefined, 60_000, 100);
     const answer = await fetch(`http://127.0.0.1:${port}/v1/attribution/event-types`, { headers: { 'api-key': keyOf(created) } });
     assert.equal(answer.status, 200);
   } finally {

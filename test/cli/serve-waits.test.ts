@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { cliArgs, root } from '../helpers/cli-process.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
+import { until } from '../helpers/until.js';
 import { ORG, USERS, writeSmallBundle } from '../fixtures/small-bundle.js';
 
 const tmp = tempDirs();
@@ -29,10 +30,7 @@ function serve(databaseUrl: string) {
     stderr: () => stderr,
     /** Resolves once the server answers /healthz (whatever its database does). */
     async up(): Promise<void> {
-      for (let i = 0; i < 200; i++) {
-        if ((await fetch(`${base}/healthz`).catch(() => undefined))?.status === 200) return;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      if (await until(async () => (await fetch(`${base}/healthz`).catch(() => undefined))?.status === 200, 60_000, 100)) return;
       throw new Error(`serve did not come up: ${stderr}`);
     },
     async stop(): Promise<number | null> {
@@ -87,10 +85,7 @@ test('serve started before its database exists serves it once it is created, mig
     assert.equal((await fetch(`${server.base}/readyz`)).status, 503);
     await admin(`create database ${name}`);
     let ready = 0;
-    for (let i = 0; i < 100 && ready !== 200; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      ready = (await fetch(`${server.base}/readyz`)).status;
-    }
+    await until(async () => (ready = (await fetch(`${server.base}/readyz`)).status) === 200, 60_000, 200);
     assert.equal(ready, 200, server.stderr());
     assert.match(server.stderr(), new RegExp(`${name} answers; serving\\n$`));
     // The database it waited for is the one the commands fill: the running server answers from it.
