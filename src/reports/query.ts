@@ -502,6 +502,8 @@ export const startsLikeFormula = (e: Sql): Sql => sql`ascii(${e}) in (61, 43, 45
 export function csvLine(plan: Plan): Sql {
   const columns = plan.output.map((o) => o.column);
   if (columns.length === 0) return sql`''`;
+  // One empty cell is written `""`, not an empty line (render/csv.ts `csvLineOf`).
+  if (columns.length === 1) return sql`coalesce(nullif(${csvCellExpr(columns[0]!)}, ''), '""')`;
   const full = sql.join(columns.map(csvCellExpr), sql` || ',' || `);
   const textual = columns.filter((c) => c.type !== 'boolean' && !isNumericColumn(c));
   if (textual.length === 0) return full;

@@ -30,6 +30,16 @@ export function csvField(text: string): string {
 }
 
 /**
+ * One CSV line (without its CRLF) of cell texts already quoted by `csvField`. A line of
+ * one empty cell is written `""`, as Python's csv module writes it: an empty line is a
+ * row to RFC 4180, but Python's csv reader, pandas and spreadsheets' importers skip it,
+ * and a download of one column would lose its NULL rows. Still the empty value.
+ */
+export function csvLineOf(fields: readonly string[]): string {
+  return fields.length === 1 && fields[0] === '' ? '""' : fields.join(',');
+}
+
+/**
  * Streams the header row and then `body` (CSV rows, each ending CRLF). Pulling the next
  * chunk waits for the consumer, so memory holds what the body holds whatever the row count.
  */
