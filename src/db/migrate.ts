@@ -24,6 +24,7 @@ import * as partnerOwnerKeys from './migrations/0017-partner-owner-keys.js';
 import * as partnerCustomKeys from './migrations/0018-partner-custom-keys.js';
 import * as jsonStringsFunction from './migrations/0019-json-strings-function.js';
 import * as databaseId from './migrations/0020-database-id.js';
+import * as dashboardNameOrder from './migrations/0021-dashboard-name-order.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-domain': domain,
@@ -46,6 +47,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0018-partner-custom-keys': partnerCustomKeys,
   '0019-json-strings-function': jsonStringsFunction,
   '0020-database-id': databaseId,
+  '0021-dashboard-name-order': dashboardNameOrder,
 };
 
 class StaticProvider implements MigrationProvider {

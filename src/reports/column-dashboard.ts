@@ -155,10 +155,11 @@ export function accountsDashboard(c: DashboardColumns, names: PartnerNames): { t
   const byPartner = [...pairs]
     .sort((a, b) => {
       if (a.overlaps !== b.overlaps) return b.overlaps - a.overlaps;
-      // lower(name) collate "C", NULLs last; then the id, NULLs last.
+      // lower(name) collate "C", then the name itself (contract section 2's text order), NULLs last; then the id, NULLs last.
       const la = a.name === 0 ? Infinity : names.nameLowerRank[a.name]!;
       const lb = b.name === 0 ? Infinity : names.nameLowerRank[b.name]!;
       if (la !== lb) return la < lb ? -1 : 1;
+      if (a.name !== b.name && a.name !== 0 && b.name !== 0) return compareCodePoints(names.names[a.name]!, names.names[b.name]!);
       if (a.pub === b.pub) return 0;
       if (a.pub === 0) return 1;
       if (b.pub === 0) return -1;

@@ -2,7 +2,7 @@
  * The accounts dashboard over held columns (src/reports/column-dashboard.ts), on rows
  * built by hand for the cases the imported fixtures do not have: an account with two rows
  * of one partner, rows without an account, NULL amounts and flags, unselected rows, and
- * partners ordered by overlaps, then lower-cased name, then id.
+ * partners ordered by overlaps, then name (lower-cased, then as written), then id.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -46,12 +46,13 @@ test('per-account, per-partner and total figures follow the SQL grouping', () =>
   assert.deepEqual(some?.totals, { overlapping_accounts: 2, overlaps: 3, partners: 1, customers: 0, open_pipeline_amount: 150, account_acv: 14 });
   assert.deepEqual(some?.byPartner, [{ partner_public_id: 'a-id', partner_name: 'alpha', overlaps: 3, overlapping_accounts: 2, open_pipeline_amount: 150 }]);
 
-  // Equal overlaps and equal lower-cased names: the id decides (code point order).
-  const tie = accountsDashboard(
-    { rows: 2, bits: null, runs: Uint8Array.from([1, 1]), customer: Uint8Array.from([0, 0]), partnerPublicId: Uint16Array.from([1, 2]), partnerName: Uint16Array.from([2, 1]), pipeline: Int32Array.from([N, N]), acv: Int32Array.from([N, N]) },
-    names,
-  );
-  assert.deepEqual(tie?.byPartner.map((p) => p.partner_public_id), ['a-id', 'b-id']);
+  // Equal overlaps and equal lower-cased names: the name as written decides ("Alpha" before
+  // "alpha", contract section 2's text order), though b-id is the greater id.
+  const pair = (partnerName: Uint16Array) =>
+    accountsDashboard({ rows: 2, bits: null, runs: Uint8Array.from([1, 1]), customer: Uint8Array.from([0, 0]), partnerPublicId: Uint16Array.from([1, 2]), partnerName, pipeline: Int32Array.from([N, N]), acv: Int32Array.from([N, N]) }, names);
+  assert.deepEqual(pair(Uint16Array.from([1, 2]))?.byPartner.map((p) => p.partner_public_id), ['b-id', 'a-id']);
+  // Equal names: the id decides (code point order).
+  assert.deepEqual(pair(Uint16Array.from([2, 2]))?.byPartner.map((p) => p.partner_public_id), ['a-id', 'b-id']);
   // No row selected: zeros and no partner.
   const none = accountsDashboard({ rows: 8, bits: Uint32Array.from([0]), runs, customer, partnerPublicId, partnerName, pipeline, acv }, names);
   assert.deepEqual(none, { totals: { overlapping_accounts: 0, overlaps: 0, partners: 0, customers: 0, open_pipeline_amount: 0, account_acv: 0 }, byPartner: [] });

@@ -13,6 +13,7 @@ import { fixtureApp, type FixtureApp } from '../helpers/fixture-app.js';
 import { BUNDLE, ORG } from '../fixtures/small-bundle.js';
 import { sql } from 'kysely';
 import { up as recountStoredDashboards } from '../../src/db/migrations/0016-stored-dashboards-recount.js';
+import { up as dashboardNameOrder } from '../../src/db/migrations/0021-dashboard-name-order.js';
 
 const R = '/v1/report-analytics/report';
 const CONTEXT = { partnerPublicIds: [ORG.ALPHA, ORG.BETA, ORG.GAMMA], eventTypeCodes: ['ACTION_LIST', 'WORKFLOW', 'CRM_UPDATE'] };
@@ -176,6 +177,56 @@ for (const engine of engines) {
         const one = await f.ok(`${R}/GLOBAL_VERTICAL_ACCOUNTS/dashboard`, { filters: { crm_account_id: 'A2' } });
         assert.equal(one.totals.accountAcv, HUGE, name);
       }
+    });
+  });
+}
+
+// BETA and GAMMA named alike but for case; each is matched to one of ACME's accounts.
+const caseNames = {
+  orgs: BUNDLE.orgs!.map((o: any) => (o.publicId === ORG.BETA ? { ...o, name: 'gamma co' } : o.publicId === ORG.GAMMA ? { ...o, name: 'Gamma Co' } : o)),
+};
+
+/** The contract's text order (section 2): lower-cased, then as written, both by code point. */
+const byText = (a: string, b: string): number => {
+  const key = (s: string) => [...s].map((c) => c.codePointAt(0)!);
+  const cmp = (x: number[], y: number[]) => {
+    for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
+    return x.length - y.length;
+  };
+  return cmp(key(a.toLowerCase()), key(b.toLowerCase())) || cmp(key(a), key(b));
+};
+
+for (const engine of engines) {
+  describe(`dashboard partners that tie on their count, on ${engine.name}`, () => {
+    const apps = storedAndPlain(engine, caseNames);
+
+    test('are ordered by name as `sort=` orders text (lower-cased, then as written), then by id, stored or computed', async () => {
+      for (const [name, f] of Object.entries(apps)) {
+        for (const body of [{}, { filters: { country: 'US-,-FR-,-DE' } }]) {
+          const d = await f.ok(`${R}/GLOBAL_VERTICAL_ACCOUNTS/dashboard`, body);
+          // One overlap each: "Gamma Co" (GAMMA) before "gamma co" (BETA), though BETA's id is the lower.
+          assert.deepEqual(d.byPartner.map((p: any) => p.partnerOrgName), ['Alpha Partners', 'Gamma Co', 'gamma co'], `${name} ${JSON.stringify(body)}`);
+        }
+        for (const [report, { body, byPartner }] of Object.entries(ORDER)) {
+          const rows = (await f.ok(`${R}/${report}/dashboard`, body)).byPartner as Array<Record<string, any>>;
+          const first = byPartner[0]!;
+          const sorted = [...rows].sort((a, b) => b[first] - a[first] || byText(a.partnerOrgName, b.partnerOrgName) || (a.partnerOrgPublicId < b.partnerOrgPublicId ? -1 : 1));
+          assert.deepEqual(rows, sorted, `${name} ${report}`);
+        }
+      }
+    });
+
+    test('migration 0021 drops the stored dashboards of the old order and moves the data version on', async () => {
+      const db = apps.stored!.database.db;
+      const count = async () => (await sql<{ n: number }>`select count(*)::int as n from rpt_dashboards`.execute(db)).rows[0]!.n;
+      const version = async () => Number((await sql<{ value: string }>`select value from service_state where key = 'data_version'`.execute(db)).rows[0]!.value);
+      assert.ok((await count()) > 0, 'the import stored dashboards');
+      const before = await version();
+      await dashboardNameOrder(db as never);
+      assert.equal(await count(), 0);
+      assert.equal(await version(), before + 1);
+      const d = await apps.stored!.ok(`${R}/GLOBAL_VERTICAL_ACCOUNTS/dashboard`, {});
+      assert.deepEqual(d.byPartner.map((p: any) => p.partnerOrgName), ['Alpha Partners', 'Gamma Co', 'gamma co']);
     });
   });
 }
