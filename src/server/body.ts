@@ -5,6 +5,8 @@
  *   (filterdata and columns accept an empty body), and so is an empty body of any other
  *   type (`Content-Length: 0`; `curl -d ''` labels one form-encoded): there is nothing in
  *   it that is not JSON.
+ * - Bytes that are not UTF-8 are 400, `body` "is not valid UTF-8": decoding them would
+ *   quietly turn them into U+FFFD (a search for it would match nothing, say).
  * - A UTF-8 byte order mark before the JSON is skipped (RFC 8259 section 8.1 lets a parser
  *   ignore it; PowerShell 5 writes one).
  * - A `charset` other than UTF-8 is 415 naming the one allowed: decoding latin-1 bytes as
@@ -34,12 +36,21 @@ function encodingProblem(request: FastifyRequest): ApiError | undefined {
   return undefined;
 }
 
+/** Throws on bytes that are not UTF-8; keeps a byte order mark (removed below, as before). */
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
 export function registerBodyParsers(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     const problem = encodingProblem(request);
     if (problem) return done(problem, undefined);
-    let text = typeof body === 'string' ? body : body.toString('utf8');
+    let text: string;
+    try {
+      // JSON is UTF-8 (RFC 8259): bytes that are not are refused, not read as U+FFFD.
+      text = STRICT_UTF8.decode(typeof body === 'string' ? Buffer.from(body, 'utf8') : body);
+    } catch {
+      return done(validationError([{ field: 'body', message: 'is not valid UTF-8 (a JSON body is UTF-8, RFC 8259)' }], 'PR101'), undefined);
+    }
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     if (text.trim() === '') return done(null, {});
     try {

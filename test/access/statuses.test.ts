@@ -56,7 +56,9 @@ for (const engine of engines) {
       for (const [method, url] of [['PUT', '/openapi.json'], ['POST', '/docs'], ['DELETE', '/docs/json']] as const) {
         const docs = await f.app.inject({ method, url });
         assertProblem(docs, 405);
-        assert.equal(docs.headers.allow, 'GET', url);
+        assert.equal(docs.headers.allow, 'GET, HEAD', url);
+        // What Allow says is served is served.
+        assert.equal((await f.app.inject({ method: 'HEAD', url })).statusCode, 200, `HEAD ${url}`);
       }
       // Decided before the body is read: what the body is does not matter.
       const big = 'x'.repeat(2 * 1024 * 1024);
@@ -75,7 +77,7 @@ for (const engine of engines) {
       assertProblem(await post(`${GVA}/records`, '{}', { 'content-type': 'text/csv' }), 415);
     });
 
-    test('bodies: empty of any type is {}, a byte order mark is skipped, another charset or a compressed body is 415', async () => {
+    test('bodies: empty of any type is {}, a byte order mark is skipped, bytes not UTF-8 are 400, another charset or a compressed body is 415', async () => {
       const plain = await post(`${GVA}/records?size=1`, JSON.stringify({ filters: { country: 'DE' } }));
       assert.equal(plain.statusCode, 200);
       const bom = await post(`${GVA}/records?size=1`, `\uFEFF${JSON.stringify({ filters: { country: 'DE' } })}`);
@@ -97,6 +99,11 @@ for (const engine of engines) {
       const chunked = (payload: string) => f.app.inject({ method: 'POST', url: `${GVA}/records?size=1`, headers: { 'api-key': f.keys.acme, 'content-type': 'text/plain', 'transfer-encoding': 'chunked' }, payload: Readable.from(payload ? [Buffer.from(payload)] : []) });
       assert.equal((await chunked('')).statusCode, 200);
       assertProblem(await chunked('{}'), 415);
+      // Bytes that are not UTF-8 are refused, not read as U+FFFD; UTF-8 beyond ASCII is read as sent.
+      const invalid = await f.app.inject({ method: 'POST', url: `${GVA}/records`, headers: { 'api-key': f.keys.acme, 'content-type': 'application/json' }, payload: Buffer.concat([Buffer.from('{"search":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]) });
+      assert.deepEqual(assertProblem(invalid, 400).errors, [{ field: 'body', message: 'is not valid UTF-8 (a JSON body is UTF-8, RFC 8259)' }]);
+      const utf8 = await f.app.inject({ method: 'POST', url: `${GVA}/records?size=1`, headers: { 'api-key': f.keys.acme, 'content-type': 'application/json' }, payload: Buffer.from(JSON.stringify({ search: 'Zürich ✓' }), 'utf8') });
+      assert.equal(utf8.statusCode, 200, utf8.body);
       // Another type is refused without being read: 415 however large.
       assertProblem(await post(`${GVA}/records`, 'x'.repeat(2 * 1024 * 1024), { 'content-type': 'text/plain' }), 415);
     });

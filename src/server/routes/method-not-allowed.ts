@@ -23,7 +23,8 @@ export function trackRoutesForMethodNotAllowed(app: FastifyInstance): () => void
     for (const [url, methods] of byUrl) {
       const missing = METHODS.filter((m) => !methods.has(m) && !(m === 'HEAD' && methods.has('GET')));
       if (!missing.length) continue;
-      const allow = [...methods].filter((m) => m !== 'HEAD').join(', ');
+      // HEAD is served wherever GET is (RFC 9110: Allow lists every method the resource supports).
+      const allow = [...methods].filter((m) => m !== 'HEAD').flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m])).join(', ');
       const refuse = async () => {
         throw new ApiError({ status: 405, code: 'PR405', title: 'Method Not Allowed', detail: `this endpoint allows ${allow}`, headers: { allow } });
       };
