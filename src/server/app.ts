@@ -138,7 +138,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
 
   app.setErrorHandler(async (error: FastifyError | ApiError, request, reply) => {
-    const api = toApiError(error, request.body);
+    const api = toApiError(error, request.body, request.routeOptions.schema?.body);
     let answer = api;
     try {
       answer = await withOtherProblems(api, error, request);
@@ -305,7 +305,7 @@ async function withNulProblems(body: NulField[], query: NulField[], request: Fas
   const validate = request.getValidationFunction('body');
   if (validate && !validate(request.body)) {
     const validation = (validate.errors ?? []) as SchemaError[];
-    const schema = toApiError({ validation, validationContext: 'body' }, request.body).allErrors ?? [];
+    const schema = toApiError({ validation, validationContext: 'body' }, request.body, request.routeOptions.schema?.body).allErrors ?? [];
     errors.push(...schema.filter((e) => !e.field.includes('\u0000')));
     refused.push(...validation);
   }
@@ -439,8 +439,31 @@ function fieldPath(pointer: string, body: unknown): string {
   return path;
 }
 
-/** Maps Fastify's and the database's errors onto the registry (`body`: the request's, to name array items). */
-export function toApiError(error: unknown, body?: unknown): ApiError {
+/**
+ * The names of the fields the schema declares for the object at `pointer` (a JSON pointer
+ * into the body), in the schema's order, or undefined when it declares none there: what
+ * "is not a known field" lists as allowed. A union takes the branch that declares fields.
+ */
+function knownFieldsAt(schema: unknown, pointer: string): string[] | undefined {
+  type Node = { properties?: Record<string, unknown>; items?: unknown; anyOf?: Node[] } | undefined;
+  const objectBranch = (n: Node): Node => n?.anyOf?.find((b) => b?.properties) ?? n;
+  let at = schema as Node;
+  for (const raw of pointer.split('/').slice(1)) {
+    const step = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    at = objectBranch(at);
+    if (at?.properties && Object.hasOwn(at.properties, step)) at = at.properties[step] as Node;
+    else if (at?.items && /^\d+$/.test(step)) at = at.items as Node;
+    else return undefined;
+  }
+  const fields = objectBranch(at)?.properties;
+  return fields ? Object.keys(fields) : undefined;
+}
+
+/**
+ * Maps Fastify's and the database's errors onto the registry (`body`: the request's, to
+ * name array items; `bodySchema`: the route's, to list the known fields beside an unknown one).
+ */
+export function toApiError(error: unknown, body?: unknown, bodySchema?: unknown): ApiError {
   if (error instanceof ApiError) return error;
   const e = error as FastifyError & { validation?: Array<{ keyword?: string; instancePath: string; message?: string; params?: Record<string, unknown> }>; validationContext?: string };
   if (e.validation) {
@@ -451,7 +474,9 @@ export function toApiError(error: unknown, body?: unknown): ApiError {
       // Body and query fields are named as the caller wrote them (`filters.x`, `filterField`),
       // as the planner names them; only path parameters keep a prefix.
       const field = path ? (where === 'body' || where === 'querystring' ? path : `${where}.${path}`) : where;
-      const message = v.params?.additionalProperty ? 'is not a known field' : v.params?.missingProperty ? 'is required' : v.message ?? 'is invalid';
+      const known = v.params?.additionalProperty !== undefined && where === 'body' ? knownFieldsAt(bodySchema, v.instancePath) : undefined;
+      const unknown = known?.length ? `is not a known field; the fields are ${known.join(', ')}` : 'is not a known field';
+      const message = v.params?.additionalProperty ? unknown : v.params?.missingProperty ? 'is required' : v.message ?? 'is invalid';
       return { field, message, keyword: v.keyword, type: v.keyword === 'type' ? v.params?.type : undefined };
     });
     // A union (an epoch as a string or a number) fails once per branch and once as a whole:

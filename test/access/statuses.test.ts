@@ -108,6 +108,16 @@ for (const engine of engines) {
       assertProblem(await post(`${GVA}/records`, 'x'.repeat(2 * 1024 * 1024), { 'content-type': 'text/plain' }), 415);
     });
 
+    test('an unknown field is named with the fields allowed where it stands', async () => {
+      const top = assertProblem(await post(`${GVA}/records`, JSON.stringify({ filter: { country: 'US' } })), 400);
+      assert.deepEqual(top.errors, [{ field: 'filter', message: 'is not a known field; the fields are filters, search, columns, context' }]);
+      const nested = assertProblem(await post(`${GVA}/records`, JSON.stringify({ context: { partnerIds: [] } })), 400);
+      assert.equal(nested.errors[0].field, 'context.partnerIds');
+      assert.match(nested.errors[0].message, /^is not a known field; the fields are partnerPublicIds, eventTypeCodes, dateRangeDays, /);
+      const channel = assertProblem(await post('/v1/channelecosystem/columns', JSON.stringify({ channelReportType: 'PARTNER_ORG_CONNECTED_PARTNER_ORGS', search: 'x' })), 400);
+      assert.deepEqual(channel.errors, [{ field: 'search', message: 'is not a known field; the fields are channelReportType, matchingType, companyPartnerPublicId, mapByLocations, byOrg' }]);
+    });
+
     test('schema problems name array items [i] and object keys .key, as the planner does', async () => {
       const bad = assertProblem(await post(`${GVA}/records`, JSON.stringify({ columns: ['account_name', 5], filters: { '0': 7 }, context: { partnerPublicIds: [1] } })), 400);
       assert.deepEqual(bad.errors.map((e: any) => e.field).sort(), ['columns[1]', 'context.partnerPublicIds[0]', 'filters.0']);
