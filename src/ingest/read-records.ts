@@ -14,6 +14,7 @@ import { createReadStream } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { parse, type Parser } from 'csv-parse';
 import { LineCounter, lineBreaks } from './line-counter.js';
+import { getOwn, setOwn } from './own-property.js';
 
 /** A record, or a line (or header cell, `field`) that is no record; `line` 0 is the whole file. */
 export type RawRecord = { line: number; record: Record<string, unknown>; fromCsv: boolean } | { line: number; error: string; field?: string };
@@ -195,12 +196,13 @@ function unflatten(row: Record<string, string>): Record<string, unknown> {
     if (value === '') continue;
     const dot = key.indexOf('.');
     if (dot < 0) {
-      out[key] = value;
+      setOwn(out, key, value);
       continue;
     }
     const head = key.slice(0, dot);
-    const nested = (out[head] ??= {}) as Record<string, unknown>;
-    if (typeof nested === 'object') nested[key.slice(dot + 1)] = value;
+    if (getOwn(out, head) === undefined) setOwn(out, head, {});
+    const nested = getOwn(out, head);
+    if (typeof nested === 'object' && nested !== null) setOwn(nested as Record<string, unknown>, key.slice(dot + 1), value);
   }
   return out;
 }

@@ -14,6 +14,7 @@
 import { SHAREABLE_NAMES } from '../reports/catalog/account-fields.js';
 import { decimalNumber } from '../reports/filter-language.js';
 import { EVENT_DETAIL_COLUMNS, type EntitySpec, type FieldSpec } from './bundle-spec.js';
+import { setOwn } from './own-property.js';
 
 export interface FieldProblem {
   field: string;
@@ -324,14 +325,14 @@ function customValues(
       continue;
     }
     if (v === null || !type) {
-      typed[key] = v;
+      setOwn(typed, key, v);
       continue;
     }
     const r = scalar(customScalar(type), v, text);
     if (r instanceof Bad) {
       problem(out, `custom.${key}`, `${r.problem} (custom field of type ${type})`);
       ok = false;
-    } else typed[key] = r;
+    } else setOwn(typed, key, r);
   }
   if (ok) out.row[index] = typed;
 }

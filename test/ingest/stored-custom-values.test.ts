@@ -7,6 +7,8 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { sql } from 'kysely';
 import { engines, type TestDatabase } from '../helpers/engines.js';
 import { ndjsonBundles } from '../helpers/ndjson-bundle.js';
@@ -117,6 +119,47 @@ for (const engine of engines) {
           assert.equal(rows.rows[0]!.valid, js, `${type} ${JSON.stringify(value)}`);
         }
       }
+    });
+  });
+}
+
+for (const engine of engines) {
+  describe(`a custom key named __proto__ on ${engine.name}`, () => {
+    let db: TestDatabase;
+    before(async () => {
+      db = await engine.open();
+    });
+    after(() => db.dispose());
+
+    // `{ __proto__: ... }` in a literal sets a prototype; JSON.parse makes the key, as a bundle line does.
+    const custom = (json: string) => JSON.parse(json) as Record<string, unknown>;
+    const stored = async (id: string) =>
+      (await sql<{ proto: unknown; score: unknown; keys: string[] }>`select custom->'__proto__' as proto, custom->'score' as score,
+        (select array_agg(k order by k) from jsonb_object_keys(custom) k) as keys from accounts where crm_account_id = ${id}`.execute(db.db)).rows[0];
+
+    test('is kept as given, and typed when it is defined, from NDJSON and from CSV', async () => {
+      const dir = bundle({
+        orgs: ORGS,
+        custom_fields: [definition('score', 'number'), { ...definition('__proto__', 'number'), org: B }],
+        accounts: [
+          // A's organization defines other keys: its undefined __proto__ is kept as given.
+          { org: A, crmAccountId: 'P1', name: 'kept', custom: custom('{"score": 2, "__proto__": {"k": 1}}') },
+          // B's organization defines __proto__ as a number: a valid value is stored.
+          { org: B, crmAccountId: 'P2', name: 'typed', custom: custom('{"__proto__": 7}') },
+        ],
+      });
+      await ok(db, dir);
+      assert.deepEqual(await stored('P1'), { proto: { k: 1 }, score: 2, keys: ['__proto__', 'score'] });
+      assert.deepEqual(await stored('P2'), { proto: 7, score: null, keys: ['__proto__'] });
+      // A value of the wrong type for it is a problem of its line, as for any defined key.
+      const bad = bundle({ orgs: ORGS, accounts: [{ org: B, crmAccountId: 'P3', name: 'bad', custom: custom('{"__proto__": "seven"}') }] });
+      assert.deepEqual(await problems(db, bad), ['accounts.ndjson:1: custom.__proto__: must be a number, got the string "seven" (custom field of type number)']);
+      // From a CSV header: the flattened custom.__proto__ cell, typed by B's definition.
+      writeFileSync(join(bad, 'accounts.csv'), `org,crmAccountId,name,custom.__proto__\n${B},P4,csv,8\n`);
+      rmSync(join(bad, 'accounts.ndjson'));
+      await ok(db, bad);
+      assert.deepEqual(await stored('P4'), { proto: 8, score: null, keys: ['__proto__'] });
+      assert.equal(({} as Record<string, unknown>).k, undefined, 'nothing reached Object.prototype');
     });
   });
 }
