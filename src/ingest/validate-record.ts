@@ -81,8 +81,9 @@ function scalar(type: ScalarType, value: unknown, text: boolean): unknown {
     }
     case 'boolean':
       if (typeof value === 'boolean') return value;
-      // A cell in any letter case: Python's csv module writes True and False, spreadsheets TRUE and FALSE.
-      if (text && typeof value === 'string' && /^(?:true|false)$/i.test(value)) return value.toLowerCase() === 'true';
+      // A cell in any letter case: Python's csv module writes True and False, spreadsheets TRUE
+      // and FALSE; spaces around it are read past, as around a number cell (` 42 `).
+      if (text && typeof value === 'string' && /^\s*(?:true|false)\s*$/i.test(value)) return value.trim().toLowerCase() === 'true';
       return new Bad(`must be ${EXPECTED.boolean}, got ${describe(value)}`);
   }
 }

@@ -67,8 +67,8 @@ test('a CSV integer or date takes the number grammar when the value is whole, as
   for (const cell of ['1.5', '1e400', '9007199254740993', 'abc']) assert.equal(problems({ recentOpenOppDate: cell }, true).length, 1, cell);
 });
 
-test('a CSV boolean in any letter case (Python writes True/False, spreadsheets TRUE/FALSE); NDJSON keeps JSON booleans', () => {
-  for (const [cell, b] of [['true', true], ['True', true], ['TRUE', true], ['false', false], ['False', false], ['FALSE', false]] as const) {
+test('a CSV boolean in any letter case (Python writes True/False, spreadsheets TRUE/FALSE), spaces around it read past as around a number; NDJSON keeps JSON booleans', () => {
+  for (const [cell, b] of [['true', true], ['True', true], ['TRUE', true], ['false', false], ['False', false], ['FALSE', false], [' true ', true], ['\tFALSE', false]] as const) {
     const v = validateRecord(accounts, { org: ORG.ACME, crmAccountId: 'X', name: 'X', isCustomer: cell }, true, types);
     assert.deepEqual([v.problems, v.row.includes(b)], [[], true], cell);
   }
