@@ -19,6 +19,7 @@ import { loadOrgMetadata } from './metadata.js';
 import { buildPlan } from './plan.js';
 import { byValueNames } from './search-values.js';
 import { dashboardQueries, runDashboard } from './query-dashboard.js';
+import { textOrder } from './query.js';
 
 type Sql = RawBuilder<unknown>;
 
@@ -100,7 +101,7 @@ async function summarizeTable(db: Kysely<any>, report: ReportDefinition): Promis
       )
       .execute(db);
     await sql`insert into rpt_value_counts (tbl, org_id, col, pos, value, n)
-  select ${table}, org_id, col, row_number() over (partition by org_id, col order by lower(value) collate "C", value collate "C")::int, value, n
+  select ${table}, org_id, col, row_number() over (partition by org_id, col order by ${textOrder(sql`value`)})::int, value, n
   from tmp_value_counts where col = any(${dictionary.map((d) => d.name)}::text[])`.execute(db);
     await sql`insert into rpt_search_values (tbl, org_id, col, value) select ${table}, org_id, col, value from tmp_value_counts where col = any(${searched}::text[])`.execute(db);
     await sql`drop table tmp_value_counts`.execute(db);

@@ -13,9 +13,12 @@
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Plan } from './plan.js';
-import { filteredRelation, scopeConditions } from './query.js';
+import { filteredRelation, scopeConditions, textOrder } from './query.js';
 
 type Sql = RawBuilder<unknown>;
+
+/** The breakdowns' partner name `b.name` in the text order of `sort=` (ties on the count). */
+const byName = textOrder(sql`b.name`);
 
 /**
  * The sum of an amount column over a group (`where` its aggregate filter), exact, as a
@@ -82,7 +85,7 @@ export function dashboardQueries(plan: Plan): DashboardQueries {
                 'account_acv', ${amountSum('g.v', "g.kind = 'account'")})
               from g) as totals,
             (select coalesce(json_agg(json_build_object('partner_public_id', b.id, 'partner_name', b.name, 'overlaps', b.overlaps,
-                  'overlapping_accounts', b.accounts, 'open_pipeline_amount', b.pipeline) order by b.overlaps desc, lower(b.name) collate "C", b.name collate "C", b.id), '[]')
+                  'overlapping_accounts', b.accounts, 'open_pipeline_amount', b.pipeline) order by b.overlaps desc, ${byName}, b.id), '[]')
               from (select g.partner_org_public_id as id, g.partner_org_name as name, sum(g.n)::bigint as overlaps,
                   count(g.crm_account_id) as accounts, ${amountSum('g.p')} as pipeline
                 from g where g.kind = 'pair' group by 1, 2) b) as by_partner`,
@@ -112,7 +115,7 @@ export function dashboardQueries(plan: Plan): DashboardQueries {
                 'open_amount', ${amountSum('g.amount', "g.kind = 'opportunity' and not g.closed")})
               from g) as totals,
             (select coalesce(json_agg(json_build_object('partner_public_id', b.id, 'partner_name', b.name, 'opportunities', b.opportunities,
-                  'overlaps', b.overlaps, 'amount', b.amount) order by b.opportunities desc, lower(b.name) collate "C", b.name collate "C", b.id), '[]')
+                  'overlaps', b.overlaps, 'amount', b.amount) order by b.opportunities desc, ${byName}, b.id), '[]')
               from (select g.partner_org_public_id as id, g.partner_org_name as name, count(*) as opportunities, sum(g.n)::bigint as overlaps,
                   ${amountSum('g.amount')} as amount
                 from g where g.kind = 'pair' group by 1, 2) b) as by_partner`,
@@ -121,7 +124,7 @@ export function dashboardQueries(plan: Plan): DashboardQueries {
       return {
         totals: sql`select count(*) as events, count(distinct m.crm_account_id) as accounts, count(distinct m.partner_org_id) as partners from ${f}`,
         byPartner: sql`select m.company_partner_public_id as partner_public_id, m.partner_org_name as partner_name, count(*) as events
-          from ${f} group by 1, 2 order by events desc, lower(m.partner_org_name) collate "C", m.partner_org_name collate "C", 1`,
+          from ${f} group by 1, 2 order by events desc, ${textOrder(sql`m.partner_org_name`)}, 1`,
         byEventType: sql`select m.event_type_code as code, max(m.event_type_display_name) as display_name, count(*) as events
           from ${f} group by 1 order by events desc, 1`,
       };
@@ -136,7 +139,7 @@ export function dashboardQueries(plan: Plan): DashboardQueries {
         byPartner: sql`select p.partner_public_id, p.partner_name, count(*) as new_opportunities, sum(p.events) as events, ${amountSum('p.amount')} as pipeline
           from (select m.company_partner_public_id as partner_public_id, m.partner_org_name as partner_name, m.opp_crm_opportunity_id, count(*) as events, max(m.opp_amount) as amount
                 from ${f} group by 1, 2, 3) p
-          group by 1, 2 order by new_opportunities desc, lower(p.partner_name) collate "C", p.partner_name collate "C", 1`,
+          group by 1, 2 order by new_opportunities desc, ${textOrder(sql`p.partner_name`)}, 1`,
       };
     }
     case 'PIPELINE_ATTRIBUTION_SUMMARY': {
@@ -154,7 +157,7 @@ export function dashboardQueries(plan: Plan): DashboardQueries {
         byPartner: sql`select p.partner_public_id, p.partner_name, count(*) as new_opportunities, sum(p.events) as events, ${amountSum('p.amount')} as pipeline
           from (select k.company_partner_public_id as partner_public_id, k.partner_org_name as partner_name, k.opp_rid, count(*) as events, max(k.opp_amount) as amount
                 from ${links} group by 1, 2, 3) p
-          group by 1, 2 order by new_opportunities desc, lower(p.partner_name) collate "C", p.partner_name collate "C", 1`,
+          group by 1, 2 order by new_opportunities desc, ${textOrder(sql`p.partner_name`)}, 1`,
       };
     }
     default:

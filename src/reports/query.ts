@@ -245,6 +245,9 @@ export interface SortKey {
   notNull?: boolean;
 }
 
+/** Contract section 2's text order as an ORDER BY list: the lower-cased value, then the value, both by code point. */
+export const textOrder = (e: Sql): Sql => sql`lower(${e}) collate "C", ${e} collate "C"`;
+
 /**
  * The full order: requested columns (text by lower-cased value then value, both by code
  * point), NULLs last in either direction, then the unique tie-breaker `rid`.
@@ -430,7 +433,7 @@ export function distinctValuesQuery(plan: Plan, column: Column, filterSearch: st
   const { from, where } = readFrom(plan, [column], extra);
   return sql`with d as (select distinct ${e} as v from ${from} where ${where})
     select c.n, p.v from (select count(*) as n from d) c
-    left join lateral (select v from d order by lower(v) collate "C", v collate "C" limit ${size} offset ${page * size}) p on true`;
+    left join lateral (select v from d order by ${textOrder(sql`v`)} limit ${size} offset ${page * size}) p on true`;
 }
 
 export function rangeQuery(plan: Plan, column: Column): Sql {

@@ -229,6 +229,12 @@ function answerClientError(this: FastifyInstance, error: Error & { code?: string
   } else socket.destroy(error);
 }
 
+/** The steps of a JSON pointer (RFC 6901: `~1` is `/`, `~0` is `~`): `/context/a~1b` -> ['context', 'a/b']. */
+const pointerSteps = (pointer: string): string[] => pointer.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+
+/** A JSON pointer to `steps`, the inverse of pointerSteps. */
+const pointerOf = (steps: readonly string[]): string => steps.map((s) => `/${s.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+
 /** A field's name one step further, as the planner writes it: `[i]` for an array item, `.key` otherwise. */
 const stepInto = (path: string, step: string, item: boolean): string => (item ? `${path}[${step}]` : path ? `${path}.${step}` : step);
 
@@ -251,8 +257,8 @@ function fieldsWithNul(value: unknown, root: string): NulField[] {
   const child = (path: string, step: string, item: boolean) => (path.length > MAX_FIELD_LENGTH ? path : stepInto(item ? path || root : path, step, item));
   const pointer = (at: Step | undefined): string => {
     const keys: string[] = [];
-    for (let s = at; s; s = s.parent) keys.push(s.key.replace(/~/g, '~0').replace(/\//g, '~1'));
-    return keys.reverse().map((k) => `/${k}`).join('');
+    for (let s = at; s; s = s.parent) keys.push(s.key);
+    return pointerOf(keys.reverse());
   };
   for (let next = pending.pop(); next; next = pending.pop()) {
     const { value: v, path, at } = next;
@@ -369,7 +375,7 @@ function withoutRefused(body: Record<string, unknown>, validation: readonly Sche
     const extra = v.params?.additionalProperty !== undefined ? `/${String(v.params.additionalProperty)}` : v.params?.missingProperty !== undefined ? `/${String(v.params.missingProperty)}` : '';
     const pointer = `${v.instancePath}${extra}`;
     fields.push(fieldPath(pointer, body) || 'body');
-    const steps = pointer.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const steps = pointerSteps(pointer);
     if (!steps.length || v.params?.missingProperty !== undefined) continue;
     let at: Record<string, unknown> | unknown[] | undefined = rest;
     for (const step of steps.slice(0, -1)) {
@@ -431,8 +437,7 @@ async function otherProblems(request: FastifyRequest, body: Record<string, unkno
 function fieldPath(pointer: string, body: unknown): string {
   let path = '';
   let at: unknown = body;
-  for (const raw of pointer.split('/').slice(1)) {
-    const step = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+  for (const step of pointerSteps(pointer)) {
     path = stepInto(path, step, Array.isArray(at) && /^\d+$/.test(step));
     at = at !== null && typeof at === 'object' ? (at as Record<string, unknown>)[step] : undefined;
   }
@@ -448,8 +453,7 @@ function knownFieldsAt(schema: unknown, pointer: string): string[] | undefined {
   type Node = { properties?: Record<string, unknown>; items?: unknown; anyOf?: Node[] } | undefined;
   const objectBranch = (n: Node): Node => n?.anyOf?.find((b) => b?.properties) ?? n;
   let at = schema as Node;
-  for (const raw of pointer.split('/').slice(1)) {
-    const step = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+  for (const step of pointerSteps(pointer)) {
     at = objectBranch(at);
     if (at?.properties && Object.hasOwn(at.properties, step)) at = at.properties[step] as Node;
     else if (at?.items && /^\d+$/.test(step)) at = at.items as Node;
