@@ -145,10 +145,7 @@ for (const engine of engines) {
         const exited = new Promise<number | null>((resolve) => server.on('exit', (code) => resolve(code)));
         try {
           let res: Response | undefined;
-          for (let i = 0; i < 100 && !res; i++) {
-            res = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined);
-            if (!res) await new Promise((r) => setTimeout(r, 200));
-          }
+          await until(async () => (res = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined)) !== undefined, 60_000, 200);
           assert.equal(res?.status, 200);
           const page = await fetch(`http://127.0.0.1:${port}/v1/report-analytics/report/GLOBAL_VERTICAL_ACCOUNTS/records?size=1`, { method: 'POST', headers: { 'api-key': key, 'content-type': 'application/json' }, body: '{}' });
           assert.equal(page.status, 200);
