@@ -44,6 +44,8 @@ export const importOperation: Operation<{ dir: string; progress: boolean }> = as
   const seconds = (Date.now() - started) / 1000;
   out(`imported ${rows} records in ${seconds.toFixed(1)} s (${Math.round(rows / Math.max(seconds, 0.001))} records/s); data version ${result.dataVersion}${result.rebuilt ? '' : ' (nothing changed: the report tables were kept)'}\n`);
   out(`time: ${[...phases].map(([phase, s]) => `${phase} ${s.toFixed(1)} s`).join(', ')}\n`);
+  // After the summary, on stderr: the import succeeded (exit 0), but a table left unvacuumed or unanalyzed reads slower.
+  for (const w of result.warnings) err(`warning: ${w}\n`);
 };
 
 export async function importCommand(dir: string, options: { progress: boolean }): Promise<void> {

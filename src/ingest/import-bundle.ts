@@ -54,9 +54,11 @@ export interface ImportProblem {
 /**
  * `rebuilt`: whether the report tables were rebuilt and the data version bumped (false:
  * nothing changed). `ignored`: files of the folder that are no bundle file and not named
- * like one (README.md), for the caller to list.
+ * like one (README.md), for the caller to list. `warnings`: maintenance after the commit
+ * that failed (a VACUUM or ANALYZE of one table); the import stands and every answer is
+ * right, so they are not problems, but an operator should hear of them.
  */
-export type ImportResult = { ok: true; counts: EntityCount[]; dataVersion: number; rebuilt: boolean; ignored: string[] } | { ok: false; problems: ImportProblem[]; ignored: string[] };
+export type ImportResult = { ok: true; counts: EntityCount[]; dataVersion: number; rebuilt: boolean; ignored: string[]; warnings: string[] } | { ok: false; problems: ImportProblem[]; ignored: string[] };
 
 export interface ImportProgress {
   file: string;
@@ -287,13 +289,16 @@ export async function importBundle(database: Database, dir: string, options: Imp
   }
   // Outside the transaction (VACUUM cannot run in one), after the commit that made the data
   // whole: neither step changes what any query returns, so a failure of either leaves a
-  // correct import, only slower to read until autovacuum (where it runs) catches up.
+  // correct import, only slower to read until autovacuum (where it runs) catches up. A
+  // failure is therefore a warning for the caller to show, not a failed import, and one
+  // table's failure does not keep the others from their turn.
+  const warnings: string[] = [];
   if (rebuilt) {
-    await timed('vacuum', () => vacuumReportTables(database).catch(() => undefined));
+    await timed('vacuum', () => vacuumReportTables(database, warnings));
     // Fresh statistics for the planner after a bulk change (ANALYZE is cheap and not transactional state).
-    await timed('analyze', () => analyzeAfterImport(database).catch(() => undefined));
+    await timed('analyze', () => analyzeAfterImport(database, warnings));
   }
-  return { ok: true, counts, dataVersion, rebuilt, ignored };
+  return { ok: true, counts, dataVersion, rebuilt, ignored, warnings };
 }
 
 /** In the order of the bundle's files (a misnamed file beside the one it is named like), then by line. */
@@ -313,8 +318,8 @@ function sortProblems(problems: ImportProblem[]): ImportProblem[] {
  * batches probe the narrow copy by primary key took 4.6-5.0 s before and 1.1-1.9 s after
  * (docs/benchmarks.md, eighth session).
  */
-async function vacuumReportTables(database: Database): Promise<void> {
-  await eachTable(database, REPORT_TABLES, 'vacuum');
+async function vacuumReportTables(database: Database, warnings: string[]): Promise<void> {
+  await eachTable(database, REPORT_TABLES, 'vacuum', warnings);
 }
 
 /**
@@ -322,28 +327,43 @@ async function vacuumReportTables(database: Database): Promise<void> {
  * its last write to them (their statistics were committed with it). Catalogs are left to
  * autovacuum (a whole-database `analyze` did them too, for nothing the service reads).
  */
-async function analyzeAfterImport(database: Database): Promise<void> {
-  const tables = (
-    await sql<{ name: string }>`select c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
-      where n.nspname = current_schema() and c.relkind in ('r', 'p') order by c.relpages desc, c.relname`.execute(database.db)
-  ).rows
-    .map((r) => r.name)
-    .filter((name) => !ANALYZED_IN_IMPORT.has(name));
-  await eachTable(database, tables, 'analyze');
+async function analyzeAfterImport(database: Database, warnings: string[]): Promise<void> {
+  let listed: { name: string }[];
+  try {
+    listed = (
+      await sql<{ name: string }>`select c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
+        where n.nspname = current_schema() and c.relkind in ('r', 'p') order by c.relpages desc, c.relname`.execute(database.db)
+    ).rows;
+  } catch (err) {
+    warnings.push(`analyze after the import did not run: ${reason(err)}; the import is complete and its answers are right, but the planner keeps older statistics until the tables are analyzed`);
+    return;
+  }
+  await eachTable(database, listed.map((r) => r.name).filter((name) => !ANALYZED_IN_IMPORT.has(name)), 'analyze', warnings);
 }
 
 /**
  * `command` on each table, in order, over two connections on PostgreSQL: a VACUUM or
  * ANALYZE of one table runs on one core, so two side by side take about half the time.
  */
-async function eachTable(database: Database, tables: readonly string[], command: 'vacuum' | 'analyze'): Promise<void> {
+async function eachTable(database: Database, tables: readonly string[], command: 'vacuum' | 'analyze', warnings: string[]): Promise<void> {
   const lanes = database.engine === 'postgres' ? 2 : 1;
+  const after = command === 'vacuum' ? 'reads of it are slower until it is vacuumed' : 'the planner keeps older statistics for it until it is analyzed';
   let next = 0;
   await Promise.all(
     Array.from({ length: lanes }, async () => {
-      while (next < tables.length) await sql.raw(`${command} ${quoteIdent(tables[next++]!)}`).execute(database.db);
+      while (next < tables.length) {
+        const table = tables[next++]!;
+        try {
+          await sql.raw(`${command} ${quoteIdent(table)}`).execute(database.db);
+        } catch (err) {
+          warnings.push(`${command} of ${table} after the import failed: ${reason(err)}; the import is complete and its answers are right, but ${after}`);
+        }
+      }
     }),
   );
 }
+
+/** The database's own message (one line), which names the cause: a lock timeout, a full disk, a lost connection. */
+const reason = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
 
 const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
