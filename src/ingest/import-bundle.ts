@@ -344,22 +344,40 @@ async function analyzeAfterImport(database: Database, warnings: string[]): Promi
 /**
  * `command` on each table, in order, over two connections on PostgreSQL: a VACUUM or
  * ANALYZE of one table runs on one core, so two side by side take about half the time.
+ * Each lane holds its connection and lifts the statement timeout on it for the while (the
+ * import transaction does the same with `set local`, which VACUUM's lack of a transaction
+ * rules out): the pool's timeout is a request's (30 s by default), and at 2,000,000 rows a
+ * report table's VACUUM can take longer; cut off there, it left the table unvacuumed.
  */
 async function eachTable(database: Database, tables: readonly string[], command: 'vacuum' | 'analyze', warnings: string[]): Promise<void> {
   const lanes = database.engine === 'postgres' ? 2 : 1;
   const after = command === 'vacuum' ? 'reads of it are slower until it is vacuumed' : 'the planner keeps older statistics for it until it is analyzed';
   let next = 0;
-  await Promise.all(
-    Array.from({ length: lanes }, async () => {
-      while (next < tables.length) {
-        const table = tables[next++]!;
-        try {
-          await sql.raw(`${command} ${quoteIdent(table)}`).execute(database.db);
-        } catch (err) {
-          warnings.push(`${command} of ${table} after the import failed: ${reason(err)}; the import is complete and its answers are right, but ${after}`);
-        }
+  const lane = async (connection: Kysely<any>) => {
+    while (next < tables.length) {
+      const table = tables[next++]!;
+      try {
+        await sql.raw(`${command} ${quoteIdent(table)}`).execute(connection);
+      } catch (err) {
+        warnings.push(`${command} of ${table} after the import failed: ${reason(err)}; the import is complete and its answers are right, but ${after}`);
       }
-    }),
+    }
+  };
+  await Promise.all(
+    Array.from({ length: lanes }, () =>
+      database.db
+        .connection()
+        .execute(async (connection) => {
+          await sql`set statement_timeout = 0`.execute(connection);
+          try {
+            await lane(connection);
+          } finally {
+            // The connection goes back to the pool, whose statements keep their timeout.
+            await sql`reset statement_timeout`.execute(connection);
+          }
+        })
+        .catch((err) => void warnings.push(`${command} after the import stopped: ${reason(err)}; the import is complete and its answers are right, but tables not named above may still need a ${command}`)),
+    ),
   );
 }
 
