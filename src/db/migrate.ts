@@ -3,7 +3,7 @@
  * scan) so the compiled build and the TypeScript sources behave the same and a bundler
  * could not drop one.
  */
-import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import * as domain from './migrations/0001-domain.js';
 import * as reportTables from './migrations/0002-report-tables.js';
 import * as reportSummaries from './migrations/0003-report-summaries.js';
@@ -26,7 +26,7 @@ import * as jsonStringsFunction from './migrations/0019-json-strings-function.js
 import * as databaseId from './migrations/0020-database-id.js';
 import * as dashboardNameOrder from './migrations/0021-dashboard-name-order.js';
 
-const MIGRATIONS: Record<string, Migration> = {
+export const MIGRATIONS: Record<string, Migration> = {
   '0001-domain': domain,
   '0002-report-tables': reportTables,
   '0003-report-summaries': reportSummaries,
@@ -50,14 +50,33 @@ const MIGRATIONS: Record<string, Migration> = {
   '0021-dashboard-name-order': dashboardNameOrder,
 };
 
+/**
+ * Each migration lifts the statement timeout for the rest of the migrating transaction
+ * (Kysely runs the pending migrations in one on PostgreSQL). The pool's timeout is a
+ * request's (30 s by default), and a migration over a database of 2,000,000-row reports
+ * (rewriting stored keys, building an index) can take longer: cut off there, it failed
+ * the server's start. `set local` outside a transaction (PGlite's migrations) is a no-op.
+ */
+function unbounded(migration: Migration): Migration {
+  return {
+    up: async (db) => {
+      await sql`set local statement_timeout = 0`.execute(db);
+      await migration.up(db);
+    },
+    ...(migration.down ? { down: migration.down } : {}),
+  };
+}
+
 class StaticProvider implements MigrationProvider {
+  constructor(private readonly migrations: Record<string, Migration>) {}
   async getMigrations(): Promise<Record<string, Migration>> {
-    return MIGRATIONS;
+    return Object.fromEntries(Object.entries(this.migrations).map(([name, m]) => [name, unbounded(m)]));
   }
 }
 
-export async function migrateToLatest(db: Kysely<any>): Promise<void> {
-  const migrator = new Migrator({ db, provider: new StaticProvider() });
+/** `migrations`: the project's own, in order; a test may pass others. */
+export async function migrateToLatest(db: Kysely<any>, migrations: Record<string, Migration> = MIGRATIONS): Promise<void> {
+  const migrator = new Migrator({ db, provider: new StaticProvider(migrations) });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
