@@ -14,6 +14,13 @@
 import { CompiledQuery } from 'kysely';
 import type { Database } from '../db/database.js';
 
+/**
+ * An import committed while an answer was being computed or streamed, and the answer
+ * could not be confirmed at one data version: a 503 the client can retry (app.ts
+ * toApiError), logged as a warning (it is expected while imports run, not a fault).
+ */
+export class DataChanged extends Error {}
+
 export interface ServiceState {
   dataVersion: string;
   credentialsVersion: string;

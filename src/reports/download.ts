@@ -25,6 +25,7 @@ import { blockBatchQuery, copyBatchQuery, copyStatement, copySupported, lastBloc
 import { LINES_PER_BLOCK, type LineCopy } from './csv-lines.js';
 import { csvStream } from './render/csv.js';
 import type { Database } from '../db/database.js';
+import { DataChanged } from './data-version.js';
 
 /** Rows per keyset batch of ready lines (about 1 KB each). */
 const CSV_BATCH = 10_000;
@@ -54,7 +55,7 @@ const BLOCK_BATCH = 4_096;
  * of two shapes, rows skipped or repeated at the seam). The stream stops with this
  * error instead, and the client sees a transfer that did not complete.
  */
-export class DataChangedDuringDownload extends Error {
+export class DataChangedDuringDownload extends DataChanged {
   constructor() {
     super('the data changed (an import committed) while the download was streaming; download again');
   }
@@ -65,12 +66,20 @@ export class DataChangedDuringDownload extends Error {
  * still the plan's, asked after the batch was read: a batch whose statement ran after an
  * import's commit sees that commit's version changed, so no batch of other data is ever
  * sent. (The version and the report tables change in the import's one transaction.)
+ *
+ * And asked once more at the end, before the download is declared complete: a batch that
+ * read nothing yields nothing to check, yet may have read nothing because of a commit. On
+ * PostgreSQL a `COPY (select ...)` takes its snapshot before it locks the tables of its
+ * query; one that waited for an import's swap of a report table then reads the new table
+ * with a snapshot from before the commit, and sees none of its rows. Without this check a
+ * download started just before a commit answered 200 with the header row alone.
  */
 export async function* unchangedBatches(batches: AsyncIterable<Buffer>, current: () => Promise<boolean>): AsyncGenerator<Buffer> {
   for await (const batch of batches) {
     if (!(await current())) throw new DataChangedDuringDownload();
     yield batch;
   }
+  if (!(await current())) throw new DataChangedDuringDownload();
 }
 
 export function downloadStream(

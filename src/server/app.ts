@@ -26,7 +26,7 @@ import { dropNullOptionals, notJson, registerBodyParsers } from './body.js';
 import { createReportService, type ReportService, type ReportServiceDeps } from '../reports/service.js';
 import { serviceStateReader } from '../reports/data-version.js';
 import { jsonPayload } from '../reports/cache.js';
-import { DataChangedDuringDownload } from '../reports/download.js';
+import { DataChanged } from '../reports/data-version.js';
 
 export interface AppDeps {
   config: Config;
@@ -281,7 +281,9 @@ function fieldsWithNul(value: unknown, root: string): NulField[] {
 }
 
 function sendProblem(err: ApiError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  if (err.status >= 500) request.log.error({ err: err.cause ?? err, code: err.code }, 'request failed');
+  // An import committing under a request is expected while imports run: a warning, without a stack.
+  if (err.cause instanceof DataChanged) request.log.warn({ code: err.code, reason: err.message }, 'request answered 503: the data changed');
+  else if (err.status >= 500) request.log.error({ err: err.cause ?? err, code: err.code }, 'request failed');
   else if (err.cause) request.log.warn({ err: err.cause, code: err.code }, 'request refused by the database');
   // Router errors (frameworkErrors) are answered before the onRequest hooks run.
   reply.header('x-request-id', request.id);
@@ -521,9 +523,11 @@ export function toApiError(error: unknown, body?: unknown, bodySchema?: unknown)
     (api as { cause?: unknown }).cause = error;
     return api;
   }
-  if (error instanceof DataChangedDuringDownload) {
+  if (error instanceof DataChanged) {
     // Before the first byte was sent: nothing half-written, the client can simply retry.
-    return unavailable(error.message);
+    const api = unavailable(error.message);
+    (api as { cause?: unknown }).cause = error;
+    return api;
   }
   if (isDatabaseUnavailable(error)) {
     const api = unavailable('the database is unavailable or the query took too long; retry shortly');

@@ -12,6 +12,7 @@ import { createAnswerMemo, runReport } from '../../src/server/routes/report-call
 import type { ReportCall, ReportService } from '../../src/reports/service.js';
 import { DataChangedDuringDownload, unchangedBatches } from '../../src/reports/download.js';
 import { toApiError } from '../../src/server/app.js';
+import { DataChanged } from '../../src/reports/data-version.js';
 
 function fakes(versions: string[]) {
   const reads = [...versions];
@@ -43,15 +44,29 @@ test('an answer computed across an import is computed again at the new version, 
   assert.deepEqual([...answers.issued.keys()], [headers.etag], 'no tag issued for the answer of version 1');
 });
 
-test('an unchanged version is confirmed once; a request is computed at most three times', async () => {
+test('an unchanged version is confirmed once; a request is computed at most three times, and never sent unconfirmed', async () => {
   const steady = fakes(['5', '5']);
   let calls = 0;
   await runReport(steady.request, steady.reply, steady.reports, steady.call, async () => ({ n: ++calls }), { etag: true });
   assert.equal(calls, 1);
+  // Confirmed at the third computation: sent.
+  const third = fakes(['1', '2', '3', '3']);
+  calls = 0;
+  const last = await runReport(third.request, third.reply, third.reports, third.call, async (c) => ({ n: ++calls, v: c.dataVersion }), { etag: true });
+  assert.deepEqual(last, { n: 3, v: '3' });
+  // A third import during the third computation: a 503 to retry, not an answer of two versions.
   const busy = fakes(['1', '2', '3', '4', '5']);
   calls = 0;
-  const last = await runReport(busy.request, busy.reply, busy.reports, busy.call, async (c) => ({ n: ++calls, v: c.dataVersion }), { etag: true });
-  assert.deepEqual(last, { n: 3, v: '3' });
+  const error = await runReport(busy.request, busy.reply, busy.reports, busy.call, async () => ({ n: ++calls }), { etag: true }).then(
+    () => assert.fail('an unconfirmed answer was returned'),
+    (e: unknown) => e,
+  );
+  assert.equal(calls, 3);
+  assert.ok(error instanceof DataChanged);
+  const api = toApiError(error);
+  assert.deepEqual([api.status, api.headers['retry-after']], [503, '5']);
+  assert.match(api.message, /changed/);
+  assert.equal(busy.headers.etag, undefined, 'no tag for it');
 });
 
 test('a download stops at the first batch read after the version changed', async () => {
@@ -72,4 +87,32 @@ test('a download stops at the first batch read after the version changed', async
   const api = toApiError(new DataChangedDuringDownload());
   assert.equal(api.status, 503);
   assert.equal(api.headers['retry-after'], '5');
+});
+
+test('a download whose batches read nothing still confirms the version before it ends', async () => {
+  // On PostgreSQL a COPY that waited for an import's table swap reads the new table with a
+  // snapshot from before the commit: no rows, so no batch to check the version after.
+  async function* nothing(): AsyncGenerator<Buffer> {}
+  await assert.rejects(
+    (async () => {
+      for await (const _ of unchangedBatches(nothing(), async () => false)) assert.fail('no batch');
+    })(),
+    DataChangedDuringDownload,
+  );
+  async function* one() {
+    yield Buffer.from('a\r\n');
+  }
+  const versions = ['1', '2'];
+  const out: string[] = [];
+  await assert.rejects(
+    (async () => {
+      for await (const b of unchangedBatches(one(), async () => versions.shift() === '1')) out.push(b.toString());
+    })(),
+    DataChangedDuringDownload,
+  );
+  assert.deepEqual(out, ['a\r\n'], 'the last batch is sent, then the end is refused');
+  // Unchanged throughout: every batch, and a clean end.
+  const steady: string[] = [];
+  for await (const b of unchangedBatches(one(), async () => true)) steady.push(b.toString());
+  assert.deepEqual(steady, ['a\r\n']);
 });

@@ -10,6 +10,7 @@ import { LRUCache } from 'lru-cache';
 import type { ReportCall, ReportService, StageTiming } from '../../reports/service.js';
 import { together, type WindowValidity } from '../../reports/date-windows.js';
 import { isJsonText } from '../../reports/cache.js';
+import { DataChanged } from '../../reports/data-version.js';
 import type { FieldError } from '../errors.js';
 
 declare module 'fastify' {
@@ -93,8 +94,18 @@ const matches = (request: FastifyRequest, etag: string) => {
   });
 };
 
-/** Computations of one answer at most: a third import committing during one request is not waited out. */
+/**
+ * Computations of one answer at most: a third import committing during one request is not
+ * waited out. The request is then a 503 the client can retry; an answer that could not be
+ * confirmed at one data version is never sent.
+ */
 const MAX_ATTEMPTS = 3;
+
+export class DataChangedDuringAnswer extends DataChanged {
+  constructor() {
+    super(`the data changed (imports committed) each of the ${MAX_ATTEMPTS} times the answer was computed; retry`);
+  }
+}
 
 /** 304 with the tag a 200 would carry (RFC 9110 15.4.5). */
 const notModified = (reply: FastifyReply, etag: string) => reply.code(304).header('etag', etag).send();
@@ -168,9 +179,10 @@ export async function runReport<T>(
       // computed again at the new version (no tag, no memo, nothing issued for the old one).
       // Caches may hold a figure computed across the commit under the old version's key,
       // but every answer built from one is confirmed here, and fails this check.
-      if (version !== undefined && attempt < MAX_ATTEMPTS) {
+      if (version !== undefined) {
         const after = await reports.dataVersion();
         if (after !== version) {
+          if (attempt >= MAX_ATTEMPTS) throw new DataChangedDuringAnswer();
           confirmed = after;
           continue;
         }
