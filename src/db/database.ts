@@ -105,6 +105,15 @@ function openPostgres(options: DatabaseOptions): Database {
   pool.on('error', () => {
     /* reported by the next query and by /readyz */
   });
+  // The pool listens for errors of idle clients only: it takes its listener off a client it
+  // hands out. Kysely's driver (every query through `db`, transactions, `db.connection()`)
+  // adds none, and a client emits 'error' when its backend goes away (terminated, the server
+  // restarted), so a connection lost while checked out crashed the process. The error
+  // reaches the query that was running, or the next one on that client (the client is then
+  // closed and the pool discards it); the event itself needs only a listener.
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
   const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
   const names = preparedNames();
   // Straight to the pool (Kysely's driver never names a statement), with the same type parsers.
