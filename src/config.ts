@@ -18,7 +18,13 @@ export interface Config {
   corsOrigins: string[];
   /** Upper bound for one SQL statement; a runaway query ends as a 503, not a hung socket. */
   statementTimeoutMs: number;
+  /**
+   * Upper bound for receiving a request, and for a connection without any traffic either
+   * way (a client that stopped reading a download holds its socket and buffers no longer).
+   */
   requestTimeoutMs: number;
+  /** How long a stopping server waits for requests in flight before it closes their connections. */
+  shutdownTimeoutMs: number;
   /**
    * How far V8 lets the heap grow past the live data before its next full collection, in
    * percent (server/heap.ts); 0 leaves V8's own heuristics.
@@ -103,6 +109,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: (env.CORS_ORIGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     statementTimeoutMs: int('STATEMENT_TIMEOUT_MS', 30_000, 100, 3_600_000),
     requestTimeoutMs: int('REQUEST_TIMEOUT_MS', 120_000, 1_000, 3_600_000),
+    shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 25_000, 0, 3_600_000),
     heapGrowthPercent: int('HEAP_GROWTH_PERCENT', DEFAULT_HEAP_GROWTH_PERCENT, 0, 400),
     columnStoreMb: int('COLUMN_STORE_MB', DEFAULT_COLUMN_STORE_MB, 0, 65_536),
   };

@@ -79,6 +79,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     },
     bodyLimit: 1024 * 1024,
     requestTimeout: deps.config.requestTimeoutMs,
+    // A socket without traffic either way for that long is closed: a client that stopped
+    // reading a download kept its socket, and the server its buffered batches (about 5 MB
+    // each), for ever. A slow reader that takes bytes now and then is not cut off.
+    connectionTimeout: deps.config.requestTimeoutMs,
     clientErrorHandler: answerClientError,
     ajv: { customOptions: { allErrors: true, coerceTypes: false, removeAdditional: false } },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
@@ -218,7 +222,7 @@ function answerClientError(this: FastifyInstance, error: Error & { code?: string
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
   // Node's limit counts the request line (the URL) with the headers.
-  const detail = status === 431 ? 'the URL and headers together are larger than 16 KB' : status === 408 ? 'the request headers did not arrive in time' : 'the request is not valid HTTP';
+  const detail = status === 431 ? 'the URL and headers together are larger than 16 KB' : status === 408 ? 'the request (its headers and body) did not arrive in time' : 'the request is not valid HTTP';
   const id = randomUUID();
   const body = JSON.stringify(problemBody(new ApiError({ status, code: `PR${status}`, title: STATUS_CODES[status]!, detail }), `urn:uuid:${id}`, id));
   this.log.debug({ err: error, requestId: id }, 'client error');

@@ -1,7 +1,9 @@
 /**
  * Listens and shuts down gracefully: on SIGTERM/SIGINT it stops accepting connections,
- * lets in-flight requests finish (Fastify's close waits for them), then closes the
- * database. A second signal exits at once.
+ * lets in-flight requests finish (Fastify's close waits for them) for up to
+ * SHUTDOWN_TIMEOUT_MS, then closes the connections still open (a download to a client
+ * that reads slowly or not at all kept the process up for minutes) and the database.
+ * A second signal exits at once.
  */
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
@@ -41,7 +43,15 @@ export async function startServer(config: Config, database: Database, opts: Star
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       await opts.beforeStop?.();
-      await started.close();
+      const deadline = setTimeout(() => {
+        started.log.warn({ afterMs: config.shutdownTimeoutMs }, 'shutting down: closing the connections of requests still in flight');
+        started.server.closeAllConnections();
+      }, config.shutdownTimeoutMs);
+      try {
+        await started.close();
+      } finally {
+        clearTimeout(deadline);
+      }
       await database.close();
     })();
     return stopping;
