@@ -83,6 +83,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     // reading a download kept its socket, and the server its buffered batches (about 5 MB
     // each), for ever. A slow reader that takes bytes now and then is not cut off.
     connectionTimeout: deps.config.requestTimeoutMs,
+    // A request that reaches the router while the server stops (pipelined, or on a busy
+    // keep-alive connection) gets the service's own 503 (the onRequest hook below):
+    // Fastify's answered in its own JSON shape, without Retry-After or a request id.
+    return503OnClosing: false,
     clientErrorHandler: answerClientError,
     ajv: { customOptions: { allErrors: true, coerceTypes: false, removeAdditional: false } },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
@@ -95,8 +99,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    if (closing) throw unavailable('the server is shutting down; retry (another instance, or this one once it is back)');
   });
   // Contract section 1: a database that does not answer is a 503 with Retry-After, also
   // when it did not answer at start; the probes tell an orchestrator the same (/readyz 503,

@@ -1,11 +1,13 @@
 /**
- * Clients that stop reading: a stalled download is closed after REQUEST_TIMEOUT_MS without
- * traffic; a stop waits SHUTDOWN_TIMEOUT_MS for requests in flight and then closes their
- * connections.
+ * Clients that stop reading, and a stopping server: a stalled download is closed after
+ * REQUEST_TIMEOUT_MS without traffic; a stop waits SHUTDOWN_TIMEOUT_MS for requests in
+ * flight and then closes their connections; a request that reaches the router while the
+ * server stops is the service's own 503 problem.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { connect, type Socket } from 'node:net';
+import { connect, type AddressInfo, type Socket } from 'node:net';
+import { createServer } from 'node:http';
 import { sql } from 'kysely';
 import { engines, type TestDatabase } from '../helpers/engines.js';
 import { fixtureApp, createKeyFor } from '../helpers/fixture-app.js';
@@ -47,7 +49,7 @@ async function stalled(url: string, text: string): Promise<Socket> {
 
 const connections = (server: import('node:http').Server) => new Promise<number>((resolve, reject) => server.getConnections((e, n) => (e ? reject(e) : resolve(n))));
 
-describe('clients that stop reading', () => {
+describe('clients that stop reading, and a stopping server', () => {
   test('a download whose client stopped reading is closed after REQUEST_TIMEOUT_MS without traffic', async () => {
     const f = await fixtureApp(pglite, { reports: { precomputed: false }, config: { requestTimeoutMs: 1_000 } });
     try {
@@ -60,6 +62,33 @@ describe('clients that stop reading', () => {
       socket.destroy();
     } finally {
       await f.close();
+    }
+  });
+
+  test('a request that reaches the router while the server stops is a 503 problem with Retry-After and a request id', async () => {
+    const f = await fixtureApp(pglite);
+    // Once stopping, the server takes no new connection, and Node emits a pipelined request
+    // before the stop begins; a second server handing requests to the app's router stands
+    // in for a request on a busy keep-alive connection that reaches the router after.
+    const side = createServer((req, res) => f.app.routing(req, res));
+    try {
+      await f.app.ready();
+      await new Promise<void>((resolve) => side.listen(0, '127.0.0.1', resolve));
+      const url = `http://127.0.0.1:${(side.address() as AddressInfo).port}/v1/attribution/event-types`;
+      assert.equal((await fetch(url, { headers: { 'api-key': f.keys.acme } })).status, 200);
+      await f.app.close();
+      const res = await fetch(url, { headers: { 'api-key': f.keys.acme } });
+      assert.equal(res.status, 503);
+      assert.equal(res.headers.get('content-type'), 'application/problem+json');
+      assert.match(res.headers.get('retry-after') ?? '', /^\d+$/);
+      assert.ok(res.headers.get('x-request-id'));
+      const body = (await res.json()) as { status: number; detail: string; instance: string };
+      assert.equal(body.status, 503);
+      assert.match(body.detail, /shutting down/);
+      assert.equal(body.instance, '/v1/attribution/event-types');
+    } finally {
+      side.close();
+      await f.database.dispose();
     }
   });
 
