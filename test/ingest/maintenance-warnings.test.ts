@@ -21,14 +21,22 @@ const postgres = engines.find((e) => e.name === 'postgres');
 const dir = mkdtempSync(join(tmpdir(), 'pr-maintenance-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-test('an ANALYZE that fails after the commit is a warning naming the table; the import stands and the other tables are analyzed', { skip: postgres ? false : 'DATABASE_URL is not set (PGlite has no other session to hold a lock or cancel a statement)' }, async () => {
-  const db: TestDatabase = await postgres!.open();
-  // api_keys: no import writes it, so a lock held on it from before the import blocks only
-  // the ANALYZE after the commit, which the test then cancels as an operator could.
+/**
+ * A session holding a lock on api_keys in an open transaction. No import writes that
+ * table, so the lock blocks only the ANALYZE of it after the import's commit.
+ */
+async function holdApiKeys(db: TestDatabase): Promise<pg.Client> {
   const holder = new pg.Client({ connectionString: db.url });
   await holder.connect();
   await holder.query('begin');
   await holder.query('lock table api_keys in share update exclusive mode');
+  return holder;
+}
+
+test('an ANALYZE that fails after the commit is a warning naming the table; the import stands and the other tables are analyzed', { skip: postgres ? false : 'DATABASE_URL is not set (PGlite has no other session to hold a lock or cancel a statement)' }, async () => {
+  const db: TestDatabase = await postgres!.open();
+  // The ANALYZE of api_keys waits for the held lock; the test then cancels it as an operator could.
+  const holder = await holdApiKeys(db);
   const out: string[] = [];
   const err: string[] = [];
   let importDone = false;
@@ -66,10 +74,7 @@ test('the VACUUM and ANALYZE after the commit are not bound by the service\'s st
   // At 2,000,000 rows one report table's VACUUM can take longer than the 30 s a request
   // may; here a lock held past a 300 ms timeout stands in for that length.
   const db: TestDatabase = await postgres!.open();
-  const holder = new pg.Client({ connectionString: db.url });
-  await holder.connect();
-  await holder.query('begin');
-  await holder.query('lock table api_keys in share update exclusive mode');
+  const holder = await holdApiKeys(db);
   const importing = await openDatabase({ databaseUrl: db.url, migrate: false, maxConnections: 4, statementTimeoutMs: 300 });
   let importDone = false;
   try {
