@@ -24,9 +24,8 @@ import { registerAuthRoutes } from './routes/auth.js';
 import { trackRoutesForMethodNotAllowed } from './routes/method-not-allowed.js';
 import { dropNullOptionals, notJson, registerBodyParsers } from './body.js';
 import { createReportService, type ReportService, type ReportServiceDeps } from '../reports/service.js';
-import { serviceStateReader } from '../reports/data-version.js';
+import { DataChanged, serviceStateReader } from '../reports/data-version.js';
 import { jsonPayload } from '../reports/cache.js';
-import { DataChanged } from '../reports/data-version.js';
 
 export interface AppDeps {
   config: Config;
@@ -532,24 +531,16 @@ export function toApiError(error: unknown, body?: unknown, bodySchema?: unknown)
     // PostgreSQL cannot take (a bigint out of range, a fraction for an integer column)
     // came from the request: the caller's mistake, not the server's. The planner should
     // have refused it with the field's name; this is the safety net.
-    const api = validationError([{ field: 'request', message: 'a number or date in the request is out of range or not valid for the column it is compared with' }]);
-    (api as { cause?: unknown }).cause = error;
-    return api;
+    return validationError([{ field: 'request', message: 'a number or date in the request is out of range or not valid for the column it is compared with' }], undefined, error);
   }
   if (error instanceof DataChanged) {
     // Before the first byte was sent: nothing half-written, the client can simply retry.
-    const api = unavailable(error.message);
-    (api as { cause?: unknown }).cause = error;
-    return api;
+    return unavailable(error.message, undefined, error);
   }
   if (isDatabaseUnavailable(error)) {
-    const api = unavailable('the database is unavailable or the query took too long; retry shortly');
-    (api as { cause?: unknown }).cause = error;
-    return api;
+    return unavailable('the database is unavailable or the query took too long; retry shortly', undefined, error);
   }
-  const internal = new ApiError({ status: 500, code: 'PR500', title: 'Internal Server Error', detail: 'unexpected error; quote the request id when reporting it' });
-  (internal as { cause?: unknown }).cause = error;
-  return internal;
+  return new ApiError({ status: 500, code: 'PR500', title: 'Internal Server Error', detail: 'unexpected error; quote the request id when reporting it', cause: error });
 }
 
 /** PostgreSQL data exceptions a request value can cause: 22003 numeric_value_out_of_range, 22P02 invalid_text_representation, 22008 datetime_field_overflow. */

@@ -20,6 +20,8 @@ export interface ProblemInit {
   detail: string;
   errors?: FieldError[];
   headers?: Record<string, string>;
+  /** What went wrong underneath (logged, never sent): the driver's error, a timeout. */
+  cause?: unknown;
 }
 
 export class ApiError extends Error {
@@ -32,7 +34,7 @@ export class ApiError extends Error {
   readonly headers: Record<string, string>;
 
   constructor(init: ProblemInit) {
-    super(init.detail);
+    super(init.detail, init.cause === undefined ? undefined : { cause: init.cause });
     this.name = 'ApiError';
     this.status = init.status;
     this.code = init.code;
@@ -92,10 +94,10 @@ function boundedErrors(errors: FieldError[]): FieldError[] {
 }
 
 /** 400 with one entry per bad field; `detail` summarises them all. */
-export function validationError(errors: FieldError[], code = 'PR100'): ApiError {
+export function validationError(errors: FieldError[], code = 'PR100', cause?: unknown): ApiError {
   const listed = boundedErrors(errors);
   const detail = errors.length === 1 ? `${listed[0]!.field}: ${listed[0]!.message}` : `${errors.length} problems: ${listed.map((e) => `${e.field}: ${e.message}`).join('; ')}`;
-  return new ApiError({ status: 400, code, title: 'Bad Request', detail: clip(detail, MAX_DETAIL_LENGTH), errors });
+  return new ApiError({ status: 400, code, title: 'Bad Request', detail: clip(detail, MAX_DETAIL_LENGTH), errors, cause });
 }
 
 export function badRequest(field: string, message: string, code = 'PR100'): ApiError {
@@ -132,8 +134,8 @@ export function tooManyRequests(retryAfterSeconds: number, detail: string): ApiE
   });
 }
 
-export function unavailable(detail: string, retryAfterSeconds = 5): ApiError {
-  return new ApiError({ status: 503, code: 'PR503', title: 'Service Unavailable', detail, headers: { 'retry-after': String(retryAfterSeconds) } });
+export function unavailable(detail: string, retryAfterSeconds = 5, cause?: unknown): ApiError {
+  return new ApiError({ status: 503, code: 'PR503', title: 'Service Unavailable', detail, headers: { 'retry-after': String(retryAfterSeconds) }, cause });
 }
 
 export interface ProblemBody {

@@ -106,9 +106,7 @@ export function createTokenVerifier(config: Config, clock: () => number, options
       payload = (typeof key === 'function' ? await jwtVerify(token, key, options) : await jwtVerify(token, key, options)).payload;
     } catch (error) {
       if (error instanceof KeySetUnavailable) {
-        const api = unavailable('the keys that verify bearer tokens (JWKS) could not be fetched; retry shortly');
-        (api as { cause?: unknown }).cause = error.cause;
-        throw api;
+        throw unavailable('the keys that verify bearer tokens (JWKS) could not be fetched; retry shortly', undefined, error.cause);
       }
       return undefined;
     }
