@@ -292,9 +292,20 @@ function fieldsWithNul(value: unknown, root: string): NulField[] {
   return found;
 }
 
+/**
+ * A download whose client closed the connection while its first batch was read: Fastify
+ * then destroys the stream it is handed and passes the stream's "Premature close" here
+ * as a failure, though nothing failed and nobody is left to answer (a close after the
+ * answer began it logs itself, at info). Logged as what it is, not as a 500 with a stack.
+ */
+function clientWentAway(err: ApiError, request: FastifyRequest): boolean {
+  return (err.cause as { code?: unknown } | undefined)?.code === 'ERR_STREAM_PREMATURE_CLOSE' && request.raw.socket?.destroyed === true;
+}
+
 function sendProblem(err: ApiError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   // An import committing under a request is expected while imports run: a warning, without a stack.
-  if (err.cause instanceof DataChanged) request.log.warn({ code: err.code, reason: err.message }, 'request answered 503: the data changed');
+  if (clientWentAway(err, request)) request.log.info({ code: err.code }, 'client closed the connection before the answer began');
+  else if (err.cause instanceof DataChanged) request.log.warn({ code: err.code, reason: err.message }, 'request answered 503: the data changed');
   else if (err.status >= 500) request.log.error({ err: err.cause ?? err, code: err.code }, 'request failed');
   else if (err.cause) request.log.warn({ err: err.cause, code: err.code }, 'request refused by the database');
   // Router errors (frameworkErrors) are answered before the onRequest hooks run.
