@@ -7,8 +7,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
-import { redisRateLimiter } from '../../src/server/access/rate-limit-redis.js';
+import { connect, createServer, type Socket } from 'node:net';
+import { ANSWER_WITHIN_MS, redisRateLimiter } from '../../src/server/access/rate-limit-redis.js';
 import { SIGN_IN_ATTEMPTS_PER_MINUTE, signInLimiter } from '../../src/server/routes/auth.js';
 
 const REDIS_URL = process.env.REDIS_URL;
@@ -114,3 +114,101 @@ test('sign-in attempts are limited across instances when Redis is shared', { ski
     await b!.close();
   }
 });
+
+/** Blocks the event loop, as rendering a 2,000-row page does for 200-300 ms. */
+function busy(ms: number): void {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    /* blocking on purpose */
+  }
+}
+
+test('an event loop blocked past the 500 ms wait keeps the limit in Redis when Redis had answered', { skip }, async () => {
+  const changes: string[] = [];
+  const limiter = redisRateLimiter({ url: REDIS_URL!, limit: 5, clock: Date.now, prefix: `pr:test:${randomBytes(4).toString('hex')}:`, onStoreChange: (s) => changes.push(s) });
+  try {
+    await until(async () => {
+      await limiter.check('warm');
+      return limiter.store() === 'redis';
+    });
+    changes.length = 0;
+    // The command is written before the block; Redis answers during it. A plain timer
+    // fired first when the loop came back, and the request was limited per instance.
+    const decision = limiter.check('k');
+    busy(ANSWER_WITHIN_MS + 400);
+    assert.equal((await decision).remaining, 4, 'counted in Redis');
+    assert.deepEqual(changes, [], 'never fell back');
+    assert.equal(limiter.store(), 'redis');
+  } finally {
+    await limiter.close();
+  }
+});
+
+test('a Redis that stops answering without closing: the request waits about 500 ms, then per-instance limits', { skip }, async () => {
+  // Through a proxy that can hold Redis's replies: pausing Redis itself (CLIENT PAUSE)
+  // would stall every other test using it.
+  const proxy = await replyHoldingProxy(REDIS_URL!);
+  const changes: string[] = [];
+  const limiter = redisRateLimiter({ url: proxy.url, limit: 5, clock: Date.now, prefix: `pr:test:${randomBytes(4).toString('hex')}:`, onStoreChange: (s) => changes.push(s) });
+  try {
+    await until(async () => {
+      await limiter.check('warm');
+      return limiter.store() === 'redis';
+    });
+    changes.length = 0;
+    // Redis's replies are held from here on; the connection stays open.
+    proxy.freeze();
+    const started = Date.now();
+    const during = await limiter.check('k');
+    const waited = Date.now() - started;
+    assert.equal(during.allowed, true, 'served, limited per instance');
+    assert.ok(waited >= ANSWER_WITHIN_MS - 20 && waited < 1_500, `waited ${waited} ms`);
+    assert.deepEqual(changes, ['memory (redis unavailable)']);
+    // Back to Redis once it answers again.
+    proxy.thaw();
+    await until(async () => {
+      await limiter.check('k');
+      return limiter.store() === 'redis';
+    }, 10_000);
+  } finally {
+    await limiter.close();
+    proxy.close();
+  }
+});
+
+/** A TCP proxy to the Redis of `redisUrl` that holds its replies while frozen and passes them on when thawed. */
+async function replyHoldingProxy(redisUrl: string): Promise<{ url: string; freeze(): void; thaw(): void; close(): void }> {
+  const target = new URL(redisUrl);
+  let frozen = false;
+  const pairs: Array<{ client: Socket; upstream: Socket; held: Buffer[] }> = [];
+  const server = createServer((client) => {
+    const upstream = connect(Number(target.port || 6379), target.hostname);
+    const pair = { client, upstream, held: [] as Buffer[] };
+    pairs.push(pair);
+    client.on('error', () => upstream.destroy());
+    upstream.on('error', () => client.destroy());
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+    client.on('data', (d) => upstream.write(d));
+    upstream.on('data', (d) => (frozen ? pair.held.push(d) : client.write(d)));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = new URL(redisUrl);
+  url.hostname = '127.0.0.1';
+  url.port = String((server.address() as { port: number }).port);
+  return {
+    url: url.toString(),
+    freeze: () => void (frozen = true),
+    thaw() {
+      frozen = false;
+      for (const pair of pairs) for (const d of pair.held.splice(0)) pair.client.write(d);
+    },
+    close() {
+      for (const { client, upstream } of pairs) {
+        client.destroy();
+        upstream.destroy();
+      }
+      server.close();
+    },
+  };
+}
