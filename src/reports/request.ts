@@ -112,11 +112,18 @@ export const pageQueryProblems = (query: Record<string, unknown>): FieldError[] 
 export const filterValuesQueryProblems = (query: Record<string, unknown>): FieldError[] => filterValuesQuery(query).errors;
 
 export function parsePaging(query: Record<string, unknown>, errors: FieldError[]): Paging {
-  const page = integerParam(query.page, 'page', 0, 0, errors);
-  const size = integerParam(query.size, 'size', DEFAULT_PAGE_SIZE, 1, errors, MAX_PAGE_SIZE);
+  const sizeErrors: FieldError[] = [];
+  const size = integerParam(query.size, 'size', DEFAULT_PAGE_SIZE, 1, sizeErrors, MAX_PAGE_SIZE);
+  // The envelope's `pageable.offset` (page * size) must stay an exact JSON integer. Told
+  // as such for any integer past it, even one past the exact integers itself
+  // (`page=99999999999999999999` is an integer, just too large).
+  const maxPage = Math.floor(Number.MAX_SAFE_INTEGER / size);
+  const text = query.page;
+  let page = 0;
+  if (typeof text === 'string' && NON_NEGATIVE_INTEGER.test(text) && Number(text) > maxPage) errors.push({ field: 'page', message: `must be at most ${maxPage} with size ${size}, got ${text}` });
+  else page = integerParam(text, 'page', 0, 0, errors);
+  errors.push(...sizeErrors);
   const sort = parseSort(query.sort, errors);
-  // The envelope's `pageable.offset` (page * size) must stay an exact JSON integer.
-  if (page * size > Number.MAX_SAFE_INTEGER) errors.push({ field: 'page', message: `must be at most ${Math.floor(Number.MAX_SAFE_INTEGER / size)} with size ${size}, got ${page}` });
   return { page, size, sort };
 }
 

@@ -27,7 +27,15 @@ test('page and size must be non-negative integers, size >= 1; every problem is r
   assert.equal(parsePaging({ page: '4503599627370', size: '2000' }, far).page, 4503599627370);
   assert.equal(far.length, 0);
   parsePaging({ page: '4503599627371', size: '2000' }, far);
-  assert.deepEqual(far.map((e) => e.field), ['page']);
+  assert.deepEqual(far, [{ field: 'page', message: 'must be at most 4503599627370 with size 2000, got 4503599627371' }]);
+  // An integer past the exact integers is told the same, not that it is no integer.
+  const huge: FieldError[] = [];
+  parsePaging({ page: '99999999999999999999' }, huge);
+  assert.deepEqual(huge, [{ field: 'page', message: `must be at most ${Math.floor(Number.MAX_SAFE_INTEGER / 20)} with size 20, got 99999999999999999999` }]);
+  // Problems are listed page first, then size.
+  const both: FieldError[] = [];
+  parsePaging({ page: 'x', size: 'y' }, both);
+  assert.deepEqual(both.map((e) => e.field), ['page', 'size']);
 });
 
 test('sort: repeatable, direction defaults to asc, Spring-style property lists', () => {
