@@ -205,9 +205,9 @@ export function buildPlan(input: PlanInput): Plan {
   // (`Custom_Tier`, `accountName` for `account_name`) is named first, and the complete
   // list is one `/columns` call away.
   const loose = (key: string) => key.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
-  const unknown = (what: string, key: string, listed: string) => {
+  const unknown = (what: string, key: string, listed: string, note = '') => {
     const near = keys().find((k) => loose(k) === loose(key));
-    return `${what} "${key}"${near ? `; did you mean "${near}"?` : ''}; ${listed} of ${report.id} (all of them: /columns): ${keys().join(', ')}`;
+    return `${what} "${key}"${note}${near ? `; did you mean "${near}"?` : ''}; ${listed} of ${report.id} (all of them: /columns): ${keys().join(', ')}`;
   };
 
   // The filter-values column, resolved here so that an unknown one is reported with the
@@ -253,7 +253,8 @@ export function buildPlan(input: PlanInput): Plan {
   const sort: { column: Column; direction: Direction }[] = [];
   for (const term of paging.sort) {
     const column = resolve(term.key);
-    if (!column) errors.push({ field: 'sort', message: unknown('unknown sort property', term.key, 'sortable columns') });
+    // `sort=city,up` reads as two properties (Spring Data's `a,b,desc`); its last part may have been meant as a direction.
+    if (!column) errors.push({ field: 'sort', message: unknown('unknown sort property', term.key, 'sortable columns', term.orDirection ? ' (nor a direction: asc or desc)' : '') });
     else sort.push({ column, direction: term.direction });
   }
 

@@ -12,6 +12,8 @@ export type Direction = 'asc' | 'desc';
 export interface SortTerm {
   key: string;
   direction: Direction;
+  /** The last of several parts that named no direction (`sort=city,up`): it may have been meant as one. */
+  orDirection?: true;
 }
 
 export interface Paging {
@@ -81,7 +83,8 @@ export function parseSort(value: unknown, errors: FieldError[]): SortTerm[] {
       errors.push({ field: 'sort', message: `"${String(param)}" is not "property,asc" or "property,desc"` });
       continue;
     }
-    for (const key of parts) terms.push({ key, direction });
+    const directionless = parts.length > 1 && parts.length === String(param).split(',').length;
+    parts.forEach((key, i) => terms.push(directionless && i === parts.length - 1 ? { key, direction, orDirection: true } : { key, direction }));
   }
   return terms;
 }

@@ -80,6 +80,12 @@ for (const engine of engines) {
         assert.deepEqual(padded.errors!.map((e) => e.field), ['sort'], sort);
         assert.match(padded.errors![0]!.message, /unknown sort property " ?(account_name|desc) ?"/, sort);
       }
+      // A direction that is neither asc nor desc reads as a property; the message says it is neither.
+      const up = await f.problem(`${R}/GLOBAL_VERTICAL_ACCOUNTS/records?sort=account_name,up`, {});
+      assert.deepEqual(up.errors!.map((e) => e.field), ['sort']);
+      assert.match(up.errors![0]!.message, /^unknown sort property "up" \(nor a direction: asc or desc\); sortable columns of /);
+      const plain = await f.problem(`${R}/GLOBAL_VERTICAL_ACCOUNTS/records?sort=up`, {});
+      assert.match(plain.errors![0]!.message, /^unknown sort property "up"; sortable columns of /);
     });
 
     test('sort: text case-insensitively then by value, NULLs last both ways, multi-sort, tie-breaker', async () => {

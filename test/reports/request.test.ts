@@ -48,6 +48,11 @@ test('sort: repeatable, direction defaults to asc, Spring-style property lists',
     { key: 'a', direction: 'desc' },
     { key: 'b', direction: 'desc' },
   ]);
+  // The last of several parts without a direction may have been meant as one.
+  assert.deepEqual(parseSort('a,up', errors), [
+    { key: 'a', direction: 'asc' },
+    { key: 'up', direction: 'asc', orDirection: true },
+  ]);
   assert.deepEqual(errors, []);
   parseSort(',asc', errors);
   assert.equal(errors.length, 1);
