@@ -9,7 +9,7 @@ import { apiType, OPERATIONS_BY_TYPE, type Column, type ColumnType, type FilterO
 import { decimalNumber, operationOf, parseFilter, type ParsedFilter } from './filter-language.js';
 import type { CustomFieldMeta, OrgMetadata, PartnerMeta } from './metadata.js';
 import { searchTerms, type Direction, type Paging, type RawContext, type ReportBody } from './request.js';
-import { validationError, type FieldError } from '../server/errors.js';
+import { clip, MAX_FIELD_LENGTH, validationError, type FieldError } from '../server/errors.js';
 
 export interface FilterPlan {
   column: Column;
@@ -200,14 +200,20 @@ export function buildPlan(input: PlanInput): Plan {
   const aliases = report.aliases ?? {};
   const resolve = (key: string): Column | undefined => byKey.get(aliases[key] ?? key);
   const keys = () => [...columns.map((c) => c.key), ...Object.keys(aliases)];
-  // The list is clipped with the message (500 characters), which cuts off the custom
-  // columns of a wide report: a key written in another case or with other separators
-  // (`Custom_Tier`, `accountName` for `account_name`) is named first, and the complete
-  // list is one `/columns` call away.
+  // The first unknown key's message lists every key; later ones refer to it, so a body of
+  // many unknown keys is not answered with the list many times over (errors.ts bounds a
+  // message at 2,000 characters, which holds the widest report's list; a tenant's many
+  // custom columns may still be cut off, and the whole list is one `/columns` call away).
+  // A key written in another case or with other separators (`Custom_Tier`, `accountName`
+  // for `account_name`) is named first. The key itself is echoed clipped (caller text).
   const loose = (key: string) => key.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
-  const unknown = (what: string, key: string, listed: string, note = '') => {
+  let listedFor: string | undefined;
+  const unknown = (field: string, what: string, key: string, listed: string, note = '') => {
     const near = keys().find((k) => loose(k) === loose(key));
-    return `${what} "${key}"${note}${near ? `; did you mean "${near}"?` : ''}; ${listed} of ${report.id} (all of them: /columns): ${keys().join(', ')}`;
+    const head = `${what} "${clip(key, MAX_FIELD_LENGTH)}"${note}${near ? `; did you mean "${near}"?` : ''}; ${listed} of ${report.id}`;
+    if (listedFor !== undefined) return `${head}: as listed for ${listedFor} (all of them: /columns)`;
+    listedFor = field;
+    return `${head} (all of them: /columns): ${keys().join(', ')}`;
   };
 
   // The filter-values column, resolved here so that an unknown one is reported with the
@@ -215,7 +221,7 @@ export function buildPlan(input: PlanInput): Plan {
   let excluded: Column | undefined;
   if (input.excludeFilterOn !== undefined) {
     excluded = resolve(input.excludeFilterOn);
-    if (!excluded) errors.push({ field: 'filterField', message: unknown('unknown column', input.excludeFilterOn, 'columns') });
+    if (!excluded) errors.push({ field: 'filterField', message: unknown('filterField', 'unknown column', input.excludeFilterOn, 'columns') });
   }
 
   // Filters.
@@ -224,7 +230,7 @@ export function buildPlan(input: PlanInput): Plan {
     const field = `filters.${key}`;
     const column = resolve(key);
     if (!column) {
-      errors.push({ field, message: unknown('unknown column', key, 'filterable columns') });
+      errors.push({ field, message: unknown(field, 'unknown column', key, 'filterable columns') });
       continue;
     }
     const operation = operationOf(raw);
@@ -254,7 +260,7 @@ export function buildPlan(input: PlanInput): Plan {
   for (const term of paging.sort) {
     const column = resolve(term.key);
     // `sort=city,up` reads as two properties (Spring Data's `a,b,desc`); its last part may have been meant as a direction.
-    if (!column) errors.push({ field: 'sort', message: unknown('unknown sort property', term.key, 'sortable columns', term.orDirection ? ' (nor a direction: asc or desc)' : '') });
+    if (!column) errors.push({ field: 'sort', message: unknown('sort', 'unknown sort property', term.key, 'sortable columns', term.orDirection ? ' (nor a direction: asc or desc)' : '') });
     else sort.push({ column, direction: term.direction });
   }
 
@@ -265,7 +271,7 @@ export function buildPlan(input: PlanInput): Plan {
     const seen = new Set<string>();
     body.columns.forEach((key, i) => {
       const column = resolve(key);
-      if (!column) errors.push({ field: `columns[${i}]`, message: unknown('unknown column', key, 'columns') });
+      if (!column) errors.push({ field: `columns[${i}]`, message: unknown(`columns[${i}]`, 'unknown column', key, 'columns') });
       else if (!seen.has(key)) {
         seen.add(key);
         output.push({ key, column });

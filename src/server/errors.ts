@@ -48,7 +48,9 @@ export class ApiError extends Error {
 // Caller-supplied text (field names, values, paths) is named in problems, but never
 // reflected without bound: a 1 MiB request must not produce a larger answer.
 export const MAX_FIELD_LENGTH = 200;
-export const MAX_MESSAGE_LENGTH = 500;
+// 2,000: an unknown column's message lists the report's columns (1,656 characters for the
+// widest, PIPELINE_ATTRIBUTION_DETAIL); 500 cut the list off.
+export const MAX_MESSAGE_LENGTH = 2000;
 export const MAX_DETAIL_LENGTH = 2000;
 export const MAX_INSTANCE_LENGTH = 1024;
 /** At most this many `errors` entries; a last one says how many more there were. */

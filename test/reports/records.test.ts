@@ -88,6 +88,21 @@ for (const engine of engines) {
       assert.match(plain.errors![0]!.message, /^unknown sort property "up"; sortable columns of /);
     });
 
+    test('an unknown key is told every column of the report, once per answer', async () => {
+      for (const report of ['GLOBAL_VERTICAL_ACCOUNTS', 'GLOBAL_VERTICAL_OPPORTUNITIES', 'ATTRIBUTION_EVENTS', 'PIPELINE_ATTRIBUTION_SUMMARY', 'PIPELINE_ATTRIBUTION_DETAIL']) {
+        const columns = ((await f.call('POST', `${R}/${report}/columns`, {})).json() as Array<{ key: string }>).map((c) => c.key);
+        const p = await f.problem(`${R}/${report}/records?sort=nope`, { context: CONTEXT, filters: { zzz: 'x', yyy: 'y' } });
+        assert.deepEqual(p.errors!.map((e) => e.field), ['filters.zzz', 'filters.yyy', 'sort'], report);
+        const [first, second, sort] = p.errors!.map((e) => e.message) as [string, string, string];
+        // Not cut off (the widest report's list is about 1,700 characters).
+        assert.equal(first.includes('…'), false, `${report}: ${first}`);
+        const listed = first.split(' (all of them: /columns): ')[1]!.split(', ');
+        assert.deepEqual(columns.filter((k) => !listed.includes(k)), [], report);
+        assert.match(second, new RegExp(`^unknown column "yyy"; filterable columns of ${report}: as listed for filters\\.zzz \\(all of them: /columns\\)$`));
+        assert.match(sort, /^unknown sort property "nope"; sortable columns of \w+: as listed for filters\.zzz/);
+      }
+    });
+
     test('sort: text case-insensitively then by value, NULLs last both ways, multi-sort, tie-breaker', async () => {
       const asc = await f.ok(`${R}/GLOBAL_VERTICAL_ACCOUNTS/records?sort=partner_account_type,asc&sort=crm_account_id,desc`);
       // partner_account_type: Alpha shares it (Prospect / null for PA2), Beta and Gamma do not (null).
