@@ -69,10 +69,14 @@ export interface ReportServiceDeps {
   pinWindows?: boolean;
 }
 
-/** Time spent per stage of one request, for the Server-Timing header. */
+/**
+ * Time spent per stage of one request, for the Server-Timing header: planning, and
+ * writing the answer's JSON text where that is measurable work (a page's rows: about 6-15
+ * ms for 2,000 rows of 65 columns); the rest of the handler's time is the database's.
+ */
 export interface StageTiming {
   plan: number;
-  db: number;
+  render: number;
 }
 
 export interface ReportCall {
@@ -356,7 +360,9 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
       if (hit) return hit.text;
       return flight(pageKey, async () => {
         const [rows, total] = await Promise.all([pageRows(p), cached(cache, cacheKey('count', p.orgId, p.version, rowsKey(p)), () => count(p), flight)]);
+        const rendering = performance.now();
         const text = jsonText(pageEnvelopeJson(rowsJson(p, rows), rows.length, total, p.page, p.size, p.sorted));
+        if (call.timing) call.timing.render += performance.now() - rendering;
         pageCache?.set(pageKey, { text, rows: rows.length });
         return text;
       });

@@ -44,6 +44,17 @@ for (const engine of engines) {
       assert.deepEqual(names(await page(s, 0)), ['renamed once', 'renamed once'], 'a new data version computes the page again');
     });
 
+    test('writing a page counts as render time (Server-Timing), and a page from the cache writes nothing', async () => {
+      const s = service(100);
+      const timing = { plan: 0, render: 0 };
+      await s.records({ caller, reportId: 'GLOBAL_VERTICAL_ACCOUNTS', query: { page: '0', size: '3' }, body: {}, timing });
+      assert.ok(timing.plan > 0, 'planned');
+      assert.ok(timing.render > 0, 'the rows were written, and timed as such');
+      const again = { plan: 0, render: 0 };
+      await s.records({ caller, reportId: 'GLOBAL_VERTICAL_ACCOUNTS', query: { page: '0', size: '3' }, body: {}, timing: again });
+      assert.equal(again.render, 0, 'the cached text is not written again');
+    });
+
     test('a page is held and sent as its UTF-8 bytes: Content-Length counts bytes, repeats are byte-identical', async () => {
       const name = 'Zürich ✓ 𝄞 日本 "q" \\';
       await rename(1, name);
