@@ -5,12 +5,14 @@
  * rows is about 4 MB of JSON: its writing blocks the server's event loop, and every
  * request in flight waits for it. Each page is new to every cache (a condition no other
  * request used, as bench/run.ts's first-seen scenarios), after three such pages as warm-up.
- *   node --import tsx bench/tools/large-pages.ts <server url> <api key> <server pid> [pages=20]
+ * With `clients` above 1, that many clients send the pages at once (each `pages` of them):
+ * how a busy event loop treats the other requests, e.g. the Redis rate limiter's wait.
+ *   node --import tsx bench/tools/large-pages.ts <server url> <api key> <server pid> [pages=20] [clients=1]
  */
 import { readFileSync } from 'node:fs';
 import { uniqueCondition } from '../unique-condition.js';
 
-const [url, key, pid, count = '20'] = process.argv.slice(2);
+const [url, key, pid, count = '20', clientCount = '1'] = process.argv.slice(2);
 if (!url || !key || !pid) throw new Error('usage: large-pages.ts <server url> <api key> <server pid> [pages]');
 
 const TICK_MS = 1000 / 100; // USER_HZ: 100 on Linux
@@ -46,7 +48,12 @@ for (let i = 0; i < 3; i++) await page(i);
 const pages = Number(count);
 const before = ticks();
 const timings: Array<Record<string, number>> = [];
-for (let i = 0; i < pages; i++) timings.push(await page(i % 10));
-const cpu = ((ticks() - before) * TICK_MS) / pages;
+const clients = Number(clientCount);
+await Promise.all(
+  Array.from({ length: clients }, async () => {
+    for (let i = 0; i < pages; i++) timings.push(await page(i % 10));
+  }),
+);
+const cpu = ((ticks() - before) * TICK_MS) / timings.length;
 const of = (k: string) => median(timings.map((t) => t[k] ?? 0));
-console.log(`${pages} first-seen pages of 2,000 rows (${Math.round(of('bytes') / 1024)} KiB): render p50 ${of('render').toFixed(1)} ms, db p50 ${of('db').toFixed(1)} ms, plan p50 ${of('plan').toFixed(1)} ms; server CPU ${cpu.toFixed(1)} ms a page`);
+console.log(`${timings.length} first-seen pages of 2,000 rows${clients > 1 ? ` from ${clients} clients at once` : ''} (${Math.round(of('bytes') / 1024)} KiB): render p50 ${of('render').toFixed(1)} ms, db p50 ${of('db').toFixed(1)} ms, plan p50 ${of('plan').toFixed(1)} ms; server CPU ${cpu.toFixed(1)} ms a page`);
