@@ -76,9 +76,9 @@ export function redisRateLimiter(options: RedisLimiterOptions): SharedRateLimite
     maxRetriesPerRequest: 0,
     connectTimeout: 1000,
     // The 500 ms a request waits is ANSWER_WITHIN_MS below; ioredis' own command timeout,
-    // a plain timer, fired when the event loop was busy (a 2,000-row page takes 200-300 ms
-    // of it) though the reply had arrived, and the instance fell back to its own limits
-    // (37 times in a 32-minute soak). This one is only a backstop.
+    // a plain timer, fired when the event loop was busy (writing 2,000-row pages took
+    // 200-300 ms of it at a time) though the reply had arrived, and the instance fell back
+    // to its own limits (37 times in a 32-minute soak). This one is only a backstop.
     commandTimeout: 10_000,
     retryStrategy: (times) => Math.min(200 * times, 2000),
   });
