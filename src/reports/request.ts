@@ -48,13 +48,14 @@ const NON_NEGATIVE_INTEGER = /^\d+$/;
 /**
  * A non-negative integer parameter of at least `min`. With `clampAt`, any larger integer,
  * however many digits it has, is that maximum (contract section 2: `size` above 2000 is
- * 2000, not an error because it is past 2^53).
+ * 2000, not an error because it is past 2^53). Without it, an integer past 2^53 is read
+ * as the nearest double: the caller bounds it (parsePaging: page * size).
  */
 function integerParam(value: unknown, name: string, fallback: number, min: number, errors: FieldError[], clampAt?: number): number {
   if (value === undefined) return fallback;
   const text = Array.isArray(value) ? undefined : String(value);
   if (clampAt !== undefined && text !== undefined && NON_NEGATIVE_INTEGER.test(text) && Number(text) > clampAt) return clampAt;
-  if (text === undefined || !NON_NEGATIVE_INTEGER.test(text) || !Number.isSafeInteger(Number(text)) || Number(text) < min) {
+  if (text === undefined || !NON_NEGATIVE_INTEGER.test(text) || Number(text) < min) {
     errors.push({ field: name, message: `must be an integer >= ${min}${Array.isArray(value) ? ' (given more than once)' : `, got ${JSON.stringify(value)}`}` });
     return fallback;
   }
@@ -74,17 +75,18 @@ export function parseSort(value: unknown, errors: FieldError[]): SortTerm[] {
   for (const param of params) {
     const parts = String(param).split(',');
     let direction: Direction = 'asc';
+    let named = false;
     const last = parts[parts.length - 1]!.toLowerCase();
     if (parts.length > 1 && (last === 'asc' || last === 'desc')) {
       direction = last;
+      named = true;
       parts.pop();
     }
     if (parts.length === 0 || parts.some((p) => p === '')) {
       errors.push({ field: 'sort', message: `"${String(param)}" is not "property,asc" or "property,desc"` });
       continue;
     }
-    const directionless = parts.length > 1 && parts.length === String(param).split(',').length;
-    parts.forEach((key, i) => terms.push(directionless && i === parts.length - 1 ? { key, direction, orDirection: true } : { key, direction }));
+    parts.forEach((key, i) => terms.push(!named && i > 0 && i === parts.length - 1 ? { key, direction, orDirection: true } : { key, direction }));
   }
   return terms;
 }
@@ -115,18 +117,12 @@ export const pageQueryProblems = (query: Record<string, unknown>): FieldError[] 
 export const filterValuesQueryProblems = (query: Record<string, unknown>): FieldError[] => filterValuesQuery(query).errors;
 
 export function parsePaging(query: Record<string, unknown>, errors: FieldError[]): Paging {
-  const sizeErrors: FieldError[] = [];
-  const size = integerParam(query.size, 'size', DEFAULT_PAGE_SIZE, 1, sizeErrors, MAX_PAGE_SIZE);
-  // The envelope's `pageable.offset` (page * size) must stay an exact JSON integer. Told
-  // as such for any integer past it, even one past the exact integers itself
-  // (`page=99999999999999999999` is an integer, just too large).
-  const maxPage = Math.floor(Number.MAX_SAFE_INTEGER / size);
-  const text = query.page;
-  let page = 0;
-  if (typeof text === 'string' && NON_NEGATIVE_INTEGER.test(text) && Number(text) > maxPage) errors.push({ field: 'page', message: `must be at most ${maxPage} with size ${size}, got ${text}` });
-  else page = integerParam(text, 'page', 0, 0, errors);
-  errors.push(...sizeErrors);
+  const page = integerParam(query.page, 'page', 0, 0, errors);
+  const size = integerParam(query.size, 'size', DEFAULT_PAGE_SIZE, 1, errors, MAX_PAGE_SIZE);
   const sort = parseSort(query.sort, errors);
+  // The envelope's `pageable.offset` (page * size) must stay an exact JSON integer; a page
+  // past the exact integers itself (`99999999999999999999`) is told the same, as written.
+  if (page * size > Number.MAX_SAFE_INTEGER) errors.push({ field: 'page', message: `must be at most ${Math.floor(Number.MAX_SAFE_INTEGER / size)} with size ${size}, got ${String(query.page)}` });
   return { page, size, sort };
 }
 
