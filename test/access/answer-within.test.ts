@@ -8,14 +8,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { answerWithin } from '../../src/server/access/rate-limit-redis.js';
-
-/** Blocks the event loop, as rendering a 2,000-row page does for 200-300 ms. */
-function busy(ms: number): void {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    /* blocking on purpose */
-  }
-}
+import { busy } from '../helpers/busy.js';
 
 test('a reply that arrived while the event loop was blocked past the wait is taken', async () => {
   // Another process answers, as Redis does, while this one is blocked.

@@ -7,23 +7,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { Writable } from 'node:stream';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { loadConfig } from '../../src/config.js';
-import { buildApp } from '../../src/server/app.js';
-import { importBundle } from '../../src/ingest/import-bundle.js';
 import { engines } from '../helpers/engines.js';
-import { createKeyFor } from '../helpers/fixture-app.js';
-import { ORG, USERS, writeSmallBundle } from '../fixtures/small-bundle.js';
+import { fixtureApp } from '../helpers/fixture-app.js';
 import { until } from '../helpers/until.js';
 
 const pglite = engines.find((e) => e.name === 'pglite')!;
 const DOWNLOAD = '/v1/report-analytics/report/GLOBAL_VERTICAL_ACCOUNTS/download';
 
 test('a download whose client closed the connection before the answer began is logged at info, without a 500', async () => {
-  const database = await pglite.open();
-  const dir = mkdtempSync(join(tmpdir(), 'pr-aborts-'));
   const lines: Array<{ level: number; msg: string; reqId?: string; code?: string }> = [];
   const sink = new Writable({
     write(chunk, _enc, done) {
@@ -31,37 +22,29 @@ test('a download whose client closed the connection before the answer began is l
       done();
     },
   });
+  const f = await fixtureApp(pglite, { logStream: sink });
+  // Holds the download until its client has gone, so the close always comes before the
+  // answer begins (in real traffic: while the first batch is read).
+  f.app.addHook('preHandler', async (request) => {
+    if (request.url.endsWith('/download')) assert.ok(await until(() => request.raw.socket.destroyed, 10_000), 'the client closed');
+  });
   try {
-    writeSmallBundle(dir);
-    assert.ok((await importBundle(database, dir)).ok);
-    const key = await createKeyFor(database, ORG.ACME, USERS.ACME_ADMIN);
-    const app = await buildApp({ config: { ...loadConfig({}), rateLimitPerMinute: 1_000 }, database, logStream: sink });
-    // Holds the download until its client has gone, so the close always comes before the
-    // answer begins (in real traffic: while the first batch is read).
-    app.addHook('preHandler', async (request) => {
-      if (request.url.endsWith('/download')) assert.ok(await until(() => request.raw.socket.destroyed, 10_000), 'the client closed');
-    });
-    try {
-      const { hostname, port } = new URL(await app.listen({ port: 0, host: '127.0.0.1' }));
-      const socket = connect(Number(port), hostname);
-      await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
-      socket.on('error', () => undefined);
-      const body = '{}';
-      socket.write(`POST ${DOWNLOAD} HTTP/1.1\r\nhost: test\r\napi-key: ${key}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`);
-      assert.ok(await until(() => lines.some((l) => l.msg === 'incoming request' && l.reqId !== undefined), 10_000), 'the request arrived');
-      socket.destroy();
-      const reqId = lines.find((l) => l.msg === 'incoming request')!.reqId;
-      assert.ok(await until(() => lines.some((l) => l.reqId === reqId && l.level >= 30 && l.msg !== 'incoming request'), 10_000), 'the abort was logged');
-      const mine = lines.filter((l) => l.reqId === reqId);
-      assert.deepEqual(mine.filter((l) => l.level >= 40).map((l) => `${l.level} ${l.msg}`), [], 'no warning or error for the abort');
-      const info = mine.find((l) => l.msg === 'client closed the connection before the answer began');
-      assert.ok(info, `logged as a closed connection: ${JSON.stringify(mine)}`);
-      assert.equal(info.level, 30);
-    } finally {
-      await app.close();
-    }
+    const { hostname, port } = new URL(await f.app.listen({ port: 0, host: '127.0.0.1' }));
+    const socket = connect(Number(port), hostname);
+    await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+    socket.on('error', () => undefined);
+    const body = '{}';
+    socket.write(`POST ${DOWNLOAD} HTTP/1.1\r\nhost: test\r\napi-key: ${f.keys.acme}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`);
+    assert.ok(await until(() => lines.some((l) => l.msg === 'incoming request' && l.reqId !== undefined), 10_000), 'the request arrived');
+    socket.destroy();
+    const reqId = lines.find((l) => l.msg === 'incoming request')!.reqId;
+    assert.ok(await until(() => lines.some((l) => l.reqId === reqId && l.level >= 30 && l.msg !== 'incoming request'), 10_000), 'the abort was logged');
+    const mine = lines.filter((l) => l.reqId === reqId);
+    assert.deepEqual(mine.filter((l) => l.level >= 40).map((l) => `${l.level} ${l.msg}`), [], 'no warning or error for the abort');
+    const info = mine.find((l) => l.msg === 'client closed the connection before the answer began');
+    assert.ok(info, `logged as a closed connection: ${JSON.stringify(mine)}`);
+    assert.equal(info.level, 30);
   } finally {
-    rmSync(dir, { recursive: true, force: true });
-    await database.dispose();
+    await f.close();
   }
 });

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { connect, createServer, type Socket } from 'node:net';
 import { ANSWER_WITHIN_MS, redisRateLimiter } from '../../src/server/access/rate-limit-redis.js';
 import { SIGN_IN_ATTEMPTS_PER_MINUTE, signInLimiter } from '../../src/server/routes/auth.js';
+import { busy } from '../helpers/busy.js';
 
 const REDIS_URL = process.env.REDIS_URL;
 const skip = REDIS_URL ? false : 'REDIS_URL is not set';
@@ -114,14 +115,6 @@ test('sign-in attempts are limited across instances when Redis is shared', { ski
     await b!.close();
   }
 });
-
-/** Blocks the event loop, as rendering a 2,000-row page does for 200-300 ms. */
-function busy(ms: number): void {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    /* blocking on purpose */
-  }
-}
 
 test('an event loop blocked past the 500 ms wait keeps the limit in Redis when Redis had answered', { skip }, async () => {
   const changes: string[] = [];

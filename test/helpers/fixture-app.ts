@@ -35,7 +35,7 @@ export interface FixtureApp {
 
 export async function fixtureApp(
   engine: TestEngine,
-  options: { bundle?: Parameters<typeof writeSmallBundle>[1]; config?: Partial<Config>; reports?: AppDeps['reports']; access?: AppDeps['access']; clock?: () => number } = {},
+  options: { bundle?: Parameters<typeof writeSmallBundle>[1]; config?: Partial<Config>; reports?: AppDeps['reports']; access?: AppDeps['access']; clock?: () => number; logStream?: NodeJS.WritableStream } = {},
 ): Promise<FixtureApp> {
   const database = await engine.open();
   const dir = mkdtempSync(join(tmpdir(), 'pr-fixture-'));
@@ -49,7 +49,8 @@ export async function fixtureApp(
   const key = (org: string, email: string) => createKeyFor(database, org, email);
   const keys = { acme: await key(ORG.ACME, USERS.ACME_ADMIN), acmeMember: await key(ORG.ACME, USERS.ACME_MEMBER), other: await key(ORG.OTHER, USERS.OTHER_ADMIN) };
   const config = { ...loadConfig({}), rateLimitPerMinute: 1_000_000, ...options.config };
-  const app = await buildApp({ config, database, logger: false, clock: options.clock ?? (() => NOW * 1000), ...(options.reports ? { reports: options.reports } : {}), ...(options.access ? { access: options.access } : {}) });
+  // Silent, unless the test reads the log.
+  const app = await buildApp({ config, database, ...(options.logStream ? { logStream: options.logStream } : { logger: false }), clock: options.clock ?? (() => NOW * 1000), ...(options.reports ? { reports: options.reports } : {}), ...(options.access ? { access: options.access } : {}) });
 
   const call: FixtureApp['call'] = (method, url, body, k = keys.acme) =>
     app.inject({ method, url, headers: { 'api-key': k, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { payload: JSON.stringify(body) }) });
