@@ -108,13 +108,14 @@ export function redisRateLimiter(options: RedisLimiterOptions): SharedRateLimite
         const now = options.clock();
         try {
           const answer = await answerWithin(slidingLog(`${prefix}${identity}`, now, WINDOW_MS, options.limit, `${now}-${randomBytes(6).toString('hex')}`), ANSWER_WITHIN_MS);
-          if (answer === LATE) throw new Error('Redis did not answer in time');
-          const [allowed, count, oldest] = answer;
-          setDegraded(false);
-          const resetSeconds = Math.max(1, Math.ceil((Number(oldest) + WINDOW_MS - now) / 1000));
-          return { allowed: allowed === 1, limit: options.limit, remaining: Math.max(0, options.limit - count), resetSeconds };
+          if (answer !== LATE) {
+            const [allowed, count, oldest] = answer;
+            setDegraded(false);
+            const resetSeconds = Math.max(1, Math.ceil((Number(oldest) + WINDOW_MS - now) / 1000));
+            return { allowed: allowed === 1, limit: options.limit, remaining: Math.max(0, options.limit - count), resetSeconds };
+          }
         } catch {
-          /* fall through to the per-instance limiter */
+          /* failed: like a late answer, the per-instance limiter below */
         }
       }
       setDegraded(true);
