@@ -903,6 +903,9 @@ function applyTest(test: Test, held: Held, bits: Uint32Array): { bits: Uint32Arr
   return { bits, passing };
 }
 
+// Two copies of one loop, one per element type: a loop that reads both Uint8Array and
+// Uint16Array codes becomes polymorphic at its element loads, and this loop runs once per
+// row of a 2,000,000-row tenant per condition.
 function codeBits(listed: Uint8Array, codes: Uint16Array, bits: Uint32Array): number {
   let passing = 0;
   for (let w = 0; w < bits.length; w++) {
