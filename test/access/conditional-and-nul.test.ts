@@ -29,7 +29,7 @@ const INVALID: Array<[url: string, body: unknown, field: string]> = [
   [`${GVA}/records?size=0`, {}, 'size'],
   [`${GVA}/records`, { filters: { nope: 'x' } }, 'filters.nope'],
   [`${GVA}/records?sort=nope`, {}, 'sort'],
-  [`${R}/ATTRIBUTION_EVENTS/records`, {}, 'context'],
+  [`${R}/ATTRIBUTION_EVENTS/records`, {}, 'context.partnerPublicIds'],
   [`${GVA}/filterdata?filterField=nope`, {}, 'filterField'],
   [`${GVA}/dashboard`, { columns: ['nope'] }, 'columns[0]'],
   [`${GVA}/columns`, { filters: { city: '' } }, 'filters.city'],
@@ -80,7 +80,8 @@ for (const engine of engines) {
 
     test('404 and a bad channel body stay errors with If-None-Match: *', async () => {
       assertError(await post(`${R}/NOPE/records`, {}, '*'), 404, undefined, 'unknown report type');
-      assertError(await post('/v1/channelecosystem/records', { channelReportType: 'NOPE' }, '*'), 400, 'channelReportType', 'unknown channel report');
+      assertError(await post('/v1/channelecosystem/records', { channelReportType: 'NOPE' }, '*'), 404, 'channelReportType', 'unknown channel report');
+      assertError(await post('/v1/channelecosystem/records', { matchingType: 'MUTUAL' }, '*'), 400, 'channelReportType', 'no channel report');
     });
 
     test('a "last N days" request with a bad context stays 400 with If-None-Match: *', async () => {

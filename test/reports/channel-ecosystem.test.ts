@@ -146,13 +146,35 @@ for (const engine of engines) {
       assert.equal(body[1].columns.some((c: any) => c.isPartnerData), false);
     });
 
+    test('a channelReportType that names no report is 404 on every operation, naming the field and the two reports, whatever else the request gets wrong', async () => {
+      for (const op of ['records', 'columns', 'filterdata?filterField=accountName']) {
+        for (const body of [
+          { channelReportType: 'NOPE' },
+          { channelReportType: MATCHED.toLowerCase(), matchingType: 'MUTUAL', companyPartnerPublicId: ORG.ALPHA },
+          { channelReportType: '' },
+          { channelReportType: 'NOPE', matchingType: 'SOME', search: 5, filters: { nope: 'x' }, unknownField: 1 },
+        ]) {
+          const what = `${op} ${JSON.stringify(body)}`;
+          const res = await f.call('POST', `${C}/${op}${op.includes('?') ? '&' : '?'}page=-1&sort=bogus`, body);
+          assert.equal(res.statusCode, 404, `${what}: ${res.body}`);
+          assert.match(String(res.headers['content-type']), /^application\/problem\+json/, what);
+          const problem = res.json();
+          assert.equal(problem.status, 404, what);
+          assert.match(problem.detail, /^unknown channelReportType ".*"; valid channel report types: PARTNER_ORG_CONNECTED_PARTNER_ORGS, PARTNER_ORG_MATCHED_ACCOUNTS$/, what);
+          assert.deepEqual(problem.errors, [{ field: 'channelReportType', message: `must be one of ${CONNECTED}, ${MATCHED}, got ${JSON.stringify(body.channelReportType)}` }], what);
+        }
+      }
+      // The key is checked first: the type is read from the body, which only a caller gets to send.
+      assert.equal((await f.call('POST', `${C}/records`, { channelReportType: 'NOPE' }, '')).statusCode, 401);
+    });
+
     test('errors: every problem listed, the same message for unknown and foreign partners', async () => {
       const missing = await f.problem(`${C}/records`, {});
       assert.equal(missing.errors![0]!.field, 'channelReportType');
-      const unknown = await f.problem(`${C}/records`, { channelReportType: 'NOPE' });
-      assert.match(unknown.errors![0]!.message, /PARTNER_ORG_CONNECTED_PARTNER_ORGS, PARTNER_ORG_MATCHED_ACCOUNTS/);
-      const unknownAndBadMatching = await f.problem(`${C}/records`, { channelReportType: 'NOPE', matchingType: 'SOME' });
-      assert.deepEqual(unknownAndBadMatching.errors!.map((e) => e.field), ['channelReportType', 'matchingType']);
+      const missingAndBadMatching = await f.problem(`${C}/records`, { matchingType: 'SOME' });
+      assert.deepEqual(missingAndBadMatching.errors!.map((e) => e.field), ['channelReportType', 'matchingType']);
+      const notText = await f.problem(`${C}/records`, { channelReportType: 5, matchingType: 'SOME' });
+      assert.deepEqual(notText.errors!.map((e) => e.field), ['channelReportType', 'matchingType']);
       const all = await f.problem(`${C}/records`, { channelReportType: MATCHED, filters: { nope: 'x' } });
       assert.deepEqual(all.errors!.map((e) => e.field), ['matchingType', 'companyPartnerPublicId', 'filters.nope']);
       const badType = await f.problem(`${C}/records`, { channelReportType: CONNECTED, matchingType: 'SOME' });

@@ -9,7 +9,7 @@ import { CHANNEL_REPORTS, CHANNEL_REPORT_IDS } from '../../reports/catalog/index
 import type { Operation, ReportCall, ReportService } from '../../reports/service.js';
 import { filterValuesQueryProblems, pageQueryProblems } from '../../reports/request.js';
 import { runReport, type AnswerMemo } from './report-call.js';
-import { ApiError, validationError, type FieldError } from '../errors.js';
+import { ApiError, MAX_FIELD_LENGTH, clip, validationError, type FieldError } from '../errors.js';
 import {
   ChannelColumnsSchema,
   ChannelFilterDataSchema,
@@ -30,6 +30,24 @@ const BODY_ONLY = new Set(['channelReportType', 'matchingType', 'companyPartnerP
 type QueryProblems = (query: Record<string, unknown>) => FieldError[];
 
 /**
+ * A `channelReportType` that names no channel report is 404, as contract section 1 has it
+ * ("404 unknown path or unknown reportType / channelReportType"): the body is where this
+ * API names a channel report, as the path names a report-analytics one, so the type is
+ * checked before anything else of the body (before its schema: whatever else the body
+ * gets wrong, as a path's unknown report type is 404 whatever the rest). The field is
+ * named with the allowed values. Missing, or not a string, is a bad body: 400 with the
+ * body's other problems.
+ */
+async function unknownChannelReport(request: FastifyRequest): Promise<void> {
+  const body = request.body;
+  const type = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>).channelReportType : undefined;
+  if (typeof type !== 'string' || CHANNEL_REPORT_IDS.includes(type)) return;
+  const named = JSON.stringify(clip(type, MAX_FIELD_LENGTH));
+  const message = `must be one of ${CHANNEL_REPORT_IDS.join(', ')}, got ${named}`;
+  throw new ApiError({ status: 404, code: 'PR404', title: 'Not Found', detail: `unknown channelReportType ${named}; valid channel report types: ${CHANNEL_REPORT_IDS.join(', ')}`, errors: [{ field: 'channelReportType', message }] });
+}
+
+/**
  * Splits the channel body into the report's ReportRequest part and the channel options.
  * `queryProblems`: the route's query rules, listed too when there is no report to plan.
  */
@@ -39,6 +57,7 @@ function channelCall(request: Req, queryProblems?: QueryProblems) {
   if (typeof type !== 'string' || !CHANNEL_REPORT_IDS.includes(type)) {
     // Without a report the planner never runs: check here what can be checked without one,
     // so that one answer lists every problem.
+    // (A string naming no report never gets here: unknownChannelReport answered it with 404.)
     const errors: FieldError[] = [{ field: 'channelReportType', message: type === undefined ? `is required: one of ${CHANNEL_REPORT_IDS.join(', ')}` : `must be one of ${CHANNEL_REPORT_IDS.join(', ')}, got ${JSON.stringify(type)}` }];
     const mt = body.matchingType;
     if (mt !== undefined && mt !== 'ALL_PARTNER_ORGS' && mt !== 'MUTUAL') errors.push({ field: 'matchingType', message: `must be ALL_PARTNER_ORGS or MUTUAL, got ${JSON.stringify(mt)}` });
@@ -79,18 +98,21 @@ export function registerChannelEcosystemRoutes(app: FastifyInstance, deps: { rep
   const anyRow = Type.Object({}, { additionalProperties: true, description: 'A connected partner organization or a matched account (spec 2.10)' });
 
   app.post('/v1/channelecosystem/records', {
+    preValidation: unknownChannelReport,
     config: { queryProblems: pageQueryProblems, planProblems: problemsOf('records') },
     schema: { tags, summary: 'A page of a channel report', querystring: PagingQuerySchema, body: ChannelRecordsSchema, response: { 200: envelopeSchema(anyRow), ...ERROR_RESPONSES } },
     handler: async (request: Req, reply: FastifyReply) => run(request, reply, reports.records),
   });
 
   app.post('/v1/channelecosystem/columns', {
+    preValidation: unknownChannelReport,
     config: { queryProblems: pageQueryProblems, planProblems: problemsOf('columns') },
     schema: { tags, summary: 'Column metadata of a channel report (spec 2.11)', querystring: PagingQuerySchema, body: ChannelColumnsSchema, response: { 200: Type.Array(ColumnMetadataSchema), ...ERROR_RESPONSES } },
     handler: async (request: Req, reply: FastifyReply) => run(request, reply, reports.columns),
   });
 
   app.post('/v1/channelecosystem/filterdata', {
+    preValidation: unknownChannelReport,
     config: { queryProblems: filterValuesQueryProblems, planProblems: problemsOf('filterData') },
     schema: { tags, summary: 'Values of one column of a channel report', querystring: FilterDataQuerySchema, body: ChannelFilterDataSchema, response: { 200: FilterValuesSchema, ...ERROR_RESPONSES } },
     handler: async (request: Req, reply: FastifyReply) => run(request, reply, reports.filterData),
