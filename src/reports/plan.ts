@@ -8,7 +8,7 @@ import { ACCOUNT_FIELDS, partnerCustomKey } from './catalog/account-fields.js';
 import { apiType, OPERATIONS_BY_TYPE, type Column, type ColumnType, type FilterOperation, type ReportDefinition } from './catalog/types.js';
 import { decimalNumber, operationOf, parseFilter, type ParsedFilter } from './filter-language.js';
 import type { CustomFieldMeta, OrgMetadata, PartnerMeta } from './metadata.js';
-import { searchTerms, type Direction, type Paging, type RawContext, type ReportBody } from './request.js';
+import { MAX_SEARCH_TERMS, searchTerms, type Direction, type Paging, type RawContext, type ReportBody } from './request.js';
 import { clip, MAX_FIELD_LENGTH, validationError, type FieldError } from '../server/errors.js';
 
 export interface FilterPlan {
@@ -285,6 +285,9 @@ export function buildPlan(input: PlanInput): Plan {
     }
   }
 
+  const search = searchTerms(body.search);
+  if (search.length > MAX_SEARCH_TERMS) errors.push({ field: 'search', message: `has ${search.length} terms: at most ${MAX_SEARCH_TERMS} (every term must occur in the row)` });
+
   if (errors.length) throw validationError(errors);
 
   const plan: Plan = {
@@ -293,7 +296,7 @@ export function buildPlan(input: PlanInput): Plan {
     columns,
     output,
     filters,
-    search: searchTerms(body.search),
+    search,
     searchColumns: columns.filter((c) => c.type !== 'boolean' && c.type !== 'date' && c.type !== 'number' && c.type !== 'currency'),
     sort,
     scope,
@@ -379,13 +382,12 @@ function dateWindow(context: RawContext, days: keyof RawContext, start: keyof Ra
 function planContext(report: ReportDefinition, raw: RawContext | undefined, meta: OrgMetadata, nowSeconds: number, errors: FieldError[]): Scope {
   const scope: Scope = {};
   const context: RawContext = raw ?? {};
-  if (raw === undefined) {
-    errors.push({ field: 'context', message: `is required for ${report.id}: give context.partnerPublicIds and context.eventTypeCodes` });
-  }
   const list = (key: 'partnerPublicIds' | 'eventTypeCodes'): string[] | null => {
     const value = context[key];
     if (value === undefined || value === null || (Array.isArray(value) && value.length === 0)) {
-      if (raw !== undefined) errors.push({ field: `context.${key}`, message: 'is required and must not be empty' });
+      // Contract section 4: missing or empty "is 400 listing which"; a body without a
+      // context misses both, and each is listed under its own name.
+      errors.push({ field: `context.${key}`, message: raw === undefined ? `is required for ${report.id} (the body has no context)` : 'is required and must not be empty' });
       return null;
     }
     if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) {

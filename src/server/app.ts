@@ -363,9 +363,12 @@ async function withOtherProblems(api: ApiError, error: unknown, request: Fastify
   const body = request.body;
   const isObject = body !== null && typeof body === 'object' && !Array.isArray(body);
   const { rest, fields } = isObject ? withoutRefused(body as Record<string, unknown>, (error as { validation?: SchemaError[] }).validation ?? []) : { rest: undefined, fields: [] };
-  // What the planner says about a value it was not given (it is missing) is the schema's to say.
+  // What the planner says about a value it was not given (it is missing), or about the
+  // parts of a refused top-level field (`context.partnerPublicIds` of `"context": "x"`), is
+  // the schema's to say. (Only top-level: below it a key may hold a dot, `filters.city.x`.)
   const refused = new Set(fields);
-  const more = (await otherProblems(request, rest, query)).filter((e) => !refused.has(e.field));
+  const isRefused = (field: string): boolean => refused.has(field) || refused.has(topField(field));
+  const more = (await otherProblems(request, rest, query)).filter((e) => !isRefused(e.field));
   const seen = new Set(listed.map((e) => `${e.field}\n${e.message}`));
   const added = more.filter((e) => !seen.has(`${e.field}\n${e.message}`));
   return added.length ? validationError([...listed, ...added]) : api;

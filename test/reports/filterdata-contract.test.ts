@@ -70,7 +70,7 @@ for (const engine of engines) {
     test('records, download and dashboard still require the context', async () => {
       for (const report of ATTRIBUTION) {
         for (const op of ['records', 'download', 'dashboard']) {
-          assert.deepEqual(fields(await f.problem(`${R}/${report}/${op}`, {})), ['context'], `${report}/${op}`);
+          assert.deepEqual(fields(await f.problem(`${R}/${report}/${op}`, {})), ['context.eventTypeCodes', 'context.partnerPublicIds'], `${report}/${op}`);
         }
       }
     });
@@ -221,8 +221,10 @@ for (const engine of engines) {
         assert.equal(counted.errors![100]!.message, '51 more problems not listed', url);
       }
       // A channel request without a report still names its query's problems.
-      assert.deepEqual(fields(await f.problem('/v1/channelecosystem/records?page=1&page=2&size=x', { channelReportType: 'NOPE' })), ['channelReportType', 'page', 'size']);
-      assert.deepEqual(fields(await f.problem('/v1/channelecosystem/filterdata?filterField=a&filterField=b', { channelReportType: 'NOPE' })), ['channelReportType', 'filterField']);
+      assert.deepEqual(fields(await f.problem('/v1/channelecosystem/records?page=1&page=2&size=x', {})), ['channelReportType', 'page', 'size']);
+      assert.deepEqual(fields(await f.problem('/v1/channelecosystem/filterdata?filterField=a&filterField=b', { channelReportType: 5 })), ['channelReportType', 'filterField']);
+      // One that names no report is 404, as an unknown report type in a path is, whatever the query says.
+      assert.deepEqual(fields(await f.problem('/v1/channelecosystem/records?page=1&page=2&size=x', { channelReportType: 'NOPE' }, 404)), ['channelReportType']);
       for (const op of ['filterdata?filterField=nope', 'columns', 'dashboard', 'download']) {
         assert.deepEqual(fields(await f.problem(`${R}/ATTRIBUTION_EVENTS/${op}`, { context: { partnerPublicIds: [ORG.ALPHA], eventTypeCodes: ['NOPE'] }, search: 5 })), [...(op.startsWith('filterdata') ? ['filterField'] : []), 'context.eventTypeCodes[0]', 'search'].sort(), op);
       }

@@ -74,7 +74,8 @@ test('unsupported operations name the column, its type and what it supports', ()
 });
 
 test('context: missing lists, unknown partners and event types, pairing and order of bounds', () => {
-  assert.deepEqual(problems(() => buildPlan(input('ATTRIBUTION_EVENTS'))).map((e) => e.field), ['context']);
+  // A body without a context misses both lists: each is named (contract section 4, "listing which").
+  assert.deepEqual(problems(() => buildPlan(input('ATTRIBUTION_EVENTS'))).map((e) => e.field), ['context.partnerPublicIds', 'context.eventTypeCodes']);
   assert.deepEqual(problems(() => buildPlan(input('ATTRIBUTION_EVENTS', { context: {} }))).map((e) => e.field), ['context.partnerPublicIds', 'context.eventTypeCodes']);
   const errs = problems(() =>
     buildPlan(input('PIPELINE_ATTRIBUTION_SUMMARY', { context: { partnerPublicIds: [ALPHA, 'bbbbbbbb-0000-4000-8000-000000000009', 'x'], eventTypeCodes: ['NOPE'], eventDateStart: '10', oppCreatedDateStart: '9', oppCreatedDateEnd: '1', dateRangeDays: -1 } })),

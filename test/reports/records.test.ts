@@ -203,7 +203,10 @@ for (const engine of engines) {
       const missing = await f.problem(`${R}/ATTRIBUTION_EVENTS/records`, { context: { partnerPublicIds: [], eventTypeCodes: [] } });
       assert.deepEqual(missing.errors!.map((e) => e.field), ['context.partnerPublicIds', 'context.eventTypeCodes']);
       const none = await f.problem(`${R}/PIPELINE_ATTRIBUTION_SUMMARY/records`, {});
-      assert.equal(none.errors![0]!.field, 'context');
+      assert.deepEqual(none.errors!.map((e) => [e.field, e.message]), [
+        ['context.partnerPublicIds', 'is required for PIPELINE_ATTRIBUTION_SUMMARY (the body has no context)'],
+        ['context.eventTypeCodes', 'is required for PIPELINE_ATTRIBUTION_SUMMARY (the body has no context)'],
+      ]);
       const bad = await f.problem(`${R}/PIPELINE_ATTRIBUTION_DETAIL/records`, {
         context: { partnerPublicIds: [ORG.DELTA, ORG.OTHER, '99999999-0000-4000-8000-000000000000'], eventTypeCodes: ['NOPE'], eventDateStart: 'yesterday', eventDateEnd: '1', oppCreatedDateEnd: '5' },
       });
@@ -264,6 +267,32 @@ for (const engine of engines) {
       assert.deepEqual(await s('100%'), ['A3|gamma systems']);
       assert.deepEqual(await s('_corp'), ['A3|gamma systems']);
       assert.deepEqual(await s('zzz'), []);
+    });
+
+    test('many search or contains terms: a 400 naming the field, past the limit; the limit itself is answered', async () => {
+      const GVA = `${R}/GLOBAL_VERTICAL_ACCOUNTS`;
+      // 70,000 terms, each a condition with its own bound parameter, were past PostgreSQL's
+      // 65,535 parameters a statement: a 503 ("retry") after seconds, on both engines.
+      const terms = (n: number, term: string) => Array.from({ length: n }, () => term);
+      for (const op of ['records', 'filterdata?filterField=city', 'dashboard', 'download']) {
+        const search = await f.problem(`${GVA}/${op}`, { search: terms(70_000, 'a').join(' ') });
+        assert.deepEqual(search.errors, [{ field: 'search', message: 'has 70000 terms: at most 100 (every term must occur in the row)' }], op);
+        const contains = await f.problem(`${GVA}/${op}`, { filters: { account_name: `${terms(70_000, 'a').join('-,-')}-?-` } });
+        assert.deepEqual(contains.errors, [{ field: 'filters.account_name', message: 'has 70000 terms: "contains" takes at most 100 (a row must hold every one)' }], op);
+      }
+      assert.equal((await f.problem(`${GVA}/records`, { search: terms(101, 'acme').join(' ') })).errors![0]!.field, 'search');
+      assert.equal((await f.problem(`${GVA}/records`, { filters: { account_name: `${terms(101, 'a').join('-,-')}-?-` } })).errors![0]!.field, 'filters.account_name');
+      // At the limit: the same rows as one term (every term is the same).
+      const one = names(await f.ok(`${GVA}/records`, { search: 'acme' }), 'crm_account_id');
+      assert.ok(one.length > 0);
+      assert.deepEqual(names(await f.ok(`${GVA}/records`, { search: terms(100, 'acme').join(' ') }), 'crm_account_id'), one);
+      const containsOne = names(await f.ok(`${GVA}/records`, { filters: { account_name: 'acme-?-' } }), 'crm_account_id');
+      assert.ok(containsOne.length > 0);
+      assert.deepEqual(names(await f.ok(`${GVA}/records`, { filters: { account_name: `${terms(100, 'acme').join('-,-')}-?-` } }), 'crm_account_id'), containsOne);
+      // The other list operations bind their values as one array: many values are answered.
+      assert.equal((await f.ok(`${GVA}/records`, { filters: { account_name: `${terms(70_000, 'zz').join('-,-')}-!-` } })).totalElements, (await f.ok(`${GVA}/records`, {})).totalElements);
+      assert.equal((await f.ok(`${GVA}/records`, { filters: { account_name: `${terms(70_000, 'zz').join('-,-')}-^-` } })).totalElements, (await f.ok(`${GVA}/records`, {})).totalElements);
+      assert.equal((await f.ok(`${GVA}/records`, { filters: { account_name: terms(70_000, 'zz').join('-,-') } })).totalElements, 0);
     });
   });
 }
