@@ -204,6 +204,7 @@ export async function importBundle(database: Database, dir: string, options: Imp
   let counts: EntityCount[] = [];
   let dataVersion = 0;
   let rebuilt = true;
+  let materializeWarnings: string[] = [];
   try {
     await database.db.transaction().execute(async (trx) => {
       // The service's statement timeout guards API queries; one statement of a large
@@ -279,7 +280,7 @@ export async function importBundle(database: Database, dir: string, options: Imp
         return;
       }
       options.onPhase?.('materializing');
-      await timed('materialize', () => materialize(trx, database.engine));
+      materializeWarnings = await timed('materialize', () => materialize(trx, database.engine));
       const version = await sql<{ value: string }>`update service_state set value = (value::bigint + 1)::text where key = 'data_version' returning value`.execute(trx);
       dataVersion = Number(version.rows[0]?.value ?? 0);
     });
@@ -292,7 +293,7 @@ export async function importBundle(database: Database, dir: string, options: Imp
   // correct import, only slower to read until autovacuum (where it runs) catches up. A
   // failure is therefore a warning for the caller to show, not a failed import, and one
   // table's failure does not keep the others from their turn.
-  const warnings: string[] = [];
+  const warnings: string[] = [...materializeWarnings];
   if (rebuilt) {
     await timed('vacuum', () => vacuumReportTables(database, warnings));
     // Fresh statistics for the planner after a bulk change (ANALYZE is cheap and not transactional state).

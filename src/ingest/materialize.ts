@@ -433,7 +433,12 @@ export async function reportsAreCurrent(db: Kysely<any>): Promise<boolean> {
   return rows[0]?.value === String(REPORTS_FORMAT);
 }
 
-export async function materialize(db: Kysely<any>, engine: Engine): Promise<void> {
+/**
+ * Rebuilds the report tables. Returns warnings for the import to show: the indexes left
+ * out because a value was too long for them (`createReportIndex`).
+ */
+export async function materialize(db: Kysely<any>, engine: Engine): Promise<string[]> {
+  const warnings: string[] = [];
   // Already set by the import; again here for a rebuild on its own (bench/materialize-timing.ts).
   await setImportMemory(db, engine);
   // accounts too: the planner needs its statistics for the builds below.
@@ -467,9 +472,9 @@ export async function materialize(db: Kysely<any>, engine: Engine): Promise<void
     await sql.raw(`alter table ${table}${NEXT} add primary key (${PRIMARY_KEYS[table] ?? 'org_id, rid'})`).execute(db);
     await releaseWal(db, engine);
   }
+  const built: string[] = [];
   for (const [name, definition] of REPORT_INDEXES) {
-    const space = definition.indexOf(' ');
-    await sql.raw(`create index ${name}${NEXT} on ${definition.slice(0, space)}${NEXT} ${definition.slice(space + 1)}`).execute(db);
+    if (await createReportIndex(db, name, definition, warnings)) built.push(name);
     await releaseWal(db, engine);
   }
   for (const table of REPORT_TABLES) {
@@ -477,10 +482,39 @@ export async function materialize(db: Kysely<any>, engine: Engine): Promise<void
     await sql.raw(`alter table ${table}${NEXT} rename to ${table}`).execute(db);
     await sql.raw(`alter index ${table}${NEXT}_pkey rename to ${table}_pkey`).execute(db);
   }
-  for (const [name] of REPORT_INDEXES) await sql.raw(`alter index ${name}${NEXT} rename to ${name}`).execute(db);
+  for (const name of built) await sql.raw(`alter index ${name}${NEXT} rename to ${name}`).execute(db);
   await buildPrecomputed(db);
   await sql`insert into service_state (key, value) values ('reports_format', ${String(REPORTS_FORMAT)}) on conflict (key) do update set value = excluded.value`.execute(db);
+  return warnings;
 }
+
+/**
+ * One of REPORT_INDEXES, in a savepoint. A btree entry, and a GIN entry of a whole value
+ * (the search index's by-value columns), holds at most about 2,700 bytes after
+ * compression (PostgreSQL's "index row size ... exceeds maximum", SQLSTATE 54000): an
+ * account whose city is 3,000 characters of text that does not compress is legal data,
+ * and used to fail the whole import after its upsert. These indexes only speed answers
+ * up (every query is right without them), so such an index is left out, with a warning,
+ * until an import whose values all fit.
+ */
+async function createReportIndex(db: Kysely<any>, name: string, definition: string, warnings: string[]): Promise<boolean> {
+  const space = definition.indexOf(' ');
+  await sql`savepoint report_index`.execute(db);
+  try {
+    await sql.raw(`create index ${name}${NEXT} on ${definition.slice(0, space)}${NEXT} ${definition.slice(space + 1)}`).execute(db);
+    await sql`release savepoint report_index`.execute(db);
+    return true;
+  } catch (err) {
+    if ((err as { code?: unknown }).code !== PROGRAM_LIMIT_EXCEEDED) throw err;
+    await sql`rollback to savepoint report_index`.execute(db);
+    await sql`release savepoint report_index`.execute(db);
+    warnings.push(`index ${name} was not built: ${(err as Error).message} (a text value too long to index); answers are the same without it, only slower on large tenants, until an import whose values all fit`);
+    return false;
+  }
+}
+
+/** SQLSTATE of an index entry too large (and of other size limits). */
+export const PROGRAM_LIMIT_EXCEEDED = '54000';
 
 /**
  * Every account's top parent (parentCrmAccountId followed to the root; import has already

@@ -133,6 +133,11 @@ function converter(field: FieldSpec): Convert {
         if (v.includes('\u0000')) return NUL_PROBLEM;
         if (field.required && v.trim() === '') return new Bad('must not be empty');
         if (allowed && !allowed.has(v)) return new Bad(`must be one of ${field.oneOf!.join(', ')}, got ${describe(v)}`);
+        // A UTF-16 unit is at most 3 bytes of UTF-8: only a long value needs counting.
+        if (field.maxBytes !== undefined && v.length * 3 > field.maxBytes) {
+          const bytes = Buffer.byteLength(v, 'utf8');
+          if (bytes > field.maxBytes) return new Bad(`is ${bytes} bytes long (UTF-8): an identifier holds at most ${field.maxBytes} bytes`);
+        }
         return v;
       };
     }

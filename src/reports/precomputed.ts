@@ -31,6 +31,8 @@ type Sql = RawBuilder<unknown>;
  */
 const DICTIONARY_MAX_DISTINCT = 1_000;
 const DICTIONARY_TABLES: ReadonlySet<string> = new Set(['rpt_global_accounts']);
+/** The longest value (UTF-8 bytes) a dictionary holds; a column with a longer one gets none. */
+const DICTIONARY_MAX_VALUE_BYTES = 2_000;
 /** Report tables buildPrecomputed analyzes after their rows are written (the import need not analyze them again). */
 export const ANALYZED_REPORT_TABLES: readonly string[] = [...DICTIONARY_TABLES];
 
@@ -100,6 +102,12 @@ async function summarizeTable(db: Kysely<any>, report: ReportDefinition): Promis
   where g.value is not null`,
       )
       .execute(db);
+    // rpt_value_counts indexes each value whole (btree entries hold about 2,700 bytes at
+    // most): a column holding a longer value gets no dictionary, for every organization.
+    // Only speed changes (materialize.ts createReportIndex says the same of the report
+    // indexes); 2,000 bytes leaves room for the entry's other keys whatever compression does.
+    const long = new Set(((await sql`select distinct col from tmp_value_counts where octet_length(value) > ${DICTIONARY_MAX_VALUE_BYTES}`.execute(db)).rows as Array<{ col: string }>).map((r) => r.col));
+    dictionary = dictionary.filter((d) => !long.has(d.name));
     await sql`insert into rpt_value_counts (tbl, org_id, col, pos, value, n)
   select ${table}, org_id, col, row_number() over (partition by org_id, col order by ${textOrder(sql`value`)})::int, value, n
   from tmp_value_counts where col = any(${dictionary.map((d) => d.name)}::text[])`.execute(db);
