@@ -25,15 +25,38 @@ for (const engine of engines) {
 
     test('filterdata: distinct string values in text order, paged, filterSearch', async () => {
       const page = await f.ok(`${GVA}/filterdata?filterField=partner_org_name`, {});
-      assert.deepEqual(page, {
+      // The whole envelope of spec 2.1, as on /records (contract section 2), in its order.
+      const unsorted = { unsorted: true, sorted: false, empty: true };
+      assert.deepEqual(JSON.stringify(page), JSON.stringify({
         totalElements: 3,
         totalPages: 1,
+        sort: unsorted,
+        first: true,
+        last: true,
         number: 0,
+        pageable: { pageNumber: 0, pageSize: 20, sort: unsorted, offset: 0, unpaged: false, paged: true },
+        numberOfElements: 3,
         size: 20,
+        empty: false,
         content: ['Alpha Partners', 'Beta Resellers', 'gamma systems'].map((v) => ({ filterData: v, filterRangeMin: null, filterRangeMax: null, filterType: 'STRING' })),
-      });
+        noDataFoundMessage: null,
+      }));
       const second = await f.ok(`${GVA}/filterdata?filterField=partner_org_name&page=1&size=2`, {});
       assert.deepEqual([second.totalElements, second.totalPages, second.number, second.content.map((c: any) => c.filterData)], [3, 2, 1, ['gamma systems']]);
+      assert.deepEqual([second.first, second.last, second.numberOfElements, second.empty, second.pageable.offset], [false, true, 1, false, 2]);
+      // Paging by `last` (spec 4.1) reads every value once.
+      const read: string[] = [];
+      for (let n = 0, last = false; !last; n++) {
+        const p = await f.ok(`${GVA}/filterdata?filterField=partner_org_name&page=${n}&size=2`, {});
+        read.push(...p.content.map((c: any) => c.filterData));
+        last = p.last;
+      }
+      assert.deepEqual(read, ['Alpha Partners', 'Beta Resellers', 'gamma systems']);
+      const past = await f.ok(`${GVA}/filterdata?filterField=partner_org_name&page=5&size=2`, {});
+      assert.deepEqual([past.content, past.last, past.empty, past.numberOfElements, past.noDataFoundMessage], [[], true, true, 0, null]);
+      const none = await f.ok(`${GVA}/filterdata?filterField=partner_org_name&filterSearch=zzz`, {});
+      assert.deepEqual([none.totalElements, none.totalPages, none.last, none.empty, none.noDataFoundMessage], [0, 0, true, true, 'No data found for the selected criteria']);
+      assert.deepEqual((await f.ok(`${GVA}/filterdata?filterField=partner_org_name&sort=city`, {})).sort, { unsorted: false, sorted: true, empty: false });
       assert.deepEqual(await values(`${GVA}/filterdata?filterField=account_name&filterSearch=ACME`), ['Acme Holdings', 'acme west']);
       assert.deepEqual(await values(`${GVA}/filterdata?filterField=custom_ispartnerpaid`), ['false', 'true']);
     });
@@ -50,7 +73,14 @@ for (const engine of engines) {
 
     test('filterdata: ranges for number, currency and date columns (null bounds without rows)', async () => {
       const amount = await f.ok(`${GVA}/filterdata?filterField=open_pipeline_amount`, {});
-      assert.deepEqual(amount, { totalElements: 1, totalPages: 1, number: 0, size: 20, content: [{ filterData: null, filterRangeMin: 200, filterRangeMax: 1000, filterType: 'CURRENCY' }] });
+      assert.deepEqual(amount, {
+        totalElements: 1, totalPages: 1, sort: { unsorted: true, sorted: false, empty: true }, first: true, last: true, number: 0,
+        pageable: { pageNumber: 0, pageSize: 20, sort: { unsorted: true, sorted: false, empty: true }, offset: 0, unpaged: false, paged: true },
+        numberOfElements: 1, size: 20, empty: false,
+        content: [{ filterData: null, filterRangeMin: 200, filterRangeMax: 1000, filterType: 'CURRENCY' }], noDataFoundMessage: null,
+      });
+      const later = await f.ok(`${GVA}/filterdata?filterField=open_pipeline_amount&page=1`, {});
+      assert.deepEqual([later.totalElements, later.content, later.first, later.last, later.empty], [1, [], false, true, true]);
       const employees = await f.ok(`${GVA}/filterdata?filterField=number_of_employees`, {});
       assert.equal(employees.content[0].filterType, 'NUMBER');
       const date = await f.ok(`${R}/ATTRIBUTION_EVENTS/filterdata?filterField=event_date`, { context: CONTEXT });

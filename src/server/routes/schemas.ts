@@ -52,20 +52,15 @@ export function envelopeSchema(row: TSchema): TSchema {
   });
 }
 
-export const FilterValuesSchema = Type.Object({
-  totalElements: Type.Integer(),
-  totalPages: Type.Integer(),
-  number: Type.Integer(),
-  size: Type.Integer(),
-  content: Type.Array(
-    Type.Object({
-      filterData: nullable('string'),
-      filterRangeMin: nullable('number'),
-      filterRangeMax: nullable('number'),
-      filterType: Type.Union([Type.Literal('STRING'), Type.Literal('NUMBER'), Type.Literal('CURRENCY'), Type.Literal('DATE')]),
-    }),
-  ),
-});
+/** The page envelope of spec 2.1 around filter-data items (spec 2.2; contract section 2). */
+export const FilterValuesSchema = envelopeSchema(
+  Type.Object({
+    filterData: nullable('string'),
+    filterRangeMin: nullable('number'),
+    filterRangeMax: nullable('number'),
+    filterType: Type.Union([Type.Literal('STRING'), Type.Literal('NUMBER'), Type.Literal('CURRENCY'), Type.Literal('DATE')]),
+  }),
+);
 
 export const ColumnMetadataSchema = Type.Object({
   title: Type.String(),
