@@ -248,6 +248,49 @@ for (const engine of engines) {
       assert.ok((await signIn(USERS.ACME_MEMBER, 'correct horse battery')).statusCode === 429, 'even the right password waits out the limit');
     });
 
+    test('sign-in: an email shared by several users reveals nothing without its password; emails that differ in case are different users', async () => {
+      const db = f.database.db;
+      const orgId = async (publicId: string) => (await db.selectFrom('orgs').select('id').where('public_id', '=', publicId).executeTakeFirstOrThrow()).id;
+      const [acme, other] = [await orgId(ORG.ACME), await orgId(ORG.OTHER)];
+      await db.insertInto('users').values([
+        { org_id: acme, email: 'shared@x.test', name: 'Shared Acme' },
+        { org_id: other, email: 'shared@x.test', name: 'Shared Other' },
+        { org_id: acme, email: 'case@x.test', name: 'Lower Case' },
+        { org_id: acme, email: 'Case@x.test', name: 'Upper Case' },
+      ]).execute();
+      const setPassword = async (org: number, email: string, password: string) => db.updateTable('users').set({ password_hash: await hashPassword(password) }).where('org_id', '=', org).where('email', '=', email).execute();
+      // Each attempt from its own address: the per-address limit is not what this test is about.
+      let address = 0;
+      const signIn = (body: object) => f.app.inject({ method: 'POST', url: '/v1/auth/token', remoteAddress: `10.1.0.${++address}`, headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+      const claims = (res: { json(): any }) => JSON.parse(Buffer.from(res.json().access_token.split('.')[1], 'base64url').toString());
+      const unknown = await signIn({ email: 'nobody@x.test', password: 'some password' });
+      assert.equal(unknown.statusCode, 401);
+      // Two users, no password set: the same 401 as an unknown email (it was a 400 asking for `org`).
+      const shared = await signIn({ email: 'shared@x.test', password: 'some password' });
+      assert.deepEqual([shared.statusCode, shared.json().detail], [401, unknown.json().detail]);
+      await setPassword(acme, 'shared@x.test', 'acme password');
+      assert.deepEqual([(await signIn({ email: 'shared@x.test', password: 'wrong password' })).statusCode], [401]);
+      const acmeToken = await signIn({ email: 'SHARED@x.test', password: 'acme password' });
+      assert.equal(acmeToken.statusCode, 200, acmeToken.body);
+      assert.deepEqual([claims(acmeToken).sub, claims(acmeToken).org], ['shared@x.test', ORG.ACME], 'the one user the password signs in');
+      // The same password in both organizations: only then is the caller asked for `org`.
+      await setPassword(other, 'shared@x.test', 'acme password');
+      const both = await signIn({ email: 'shared@x.test', password: 'acme password' });
+      assert.deepEqual([both.statusCode, both.json().errors?.[0]?.field], [400, 'org']);
+      const named = await signIn({ email: 'shared@x.test', password: 'acme password', org: ORG.OTHER });
+      assert.deepEqual([named.statusCode, claims(named).org], [200, ORG.OTHER]);
+      // Emails that differ only in case, in one organization: the password decides, then the case typed.
+      await setPassword(acme, 'Case@x.test', 'upper password');
+      const upper = await signIn({ email: 'CASE@x.test', password: 'upper password' });
+      assert.deepEqual([upper.statusCode, claims(upper).sub], [200, 'Case@x.test']);
+      await setPassword(acme, 'case@x.test', 'upper password');
+      const lower = await signIn({ email: 'case@x.test', password: 'upper password', org: ORG.ACME });
+      assert.deepEqual([lower.statusCode, claims(lower).sub], [200, 'case@x.test']);
+      assert.equal((await signIn({ email: 'CASE@x.test', password: 'upper password', org: ORG.ACME })).statusCode, 400, 'neither is the one typed');
+      // The token of the user picked works for that user.
+      assert.equal((await get({ authorization: `Bearer ${upper.json().access_token}` })).statusCode, 200);
+    });
+
     test('injection corpus: 4xx problem+json, never 500', async () => {
       const corpus = ["'", '"', "'; drop table orgs; --", '/* */', '\u0000', 'ünïcödé ✓', '%', '_', '\\', 'a'.repeat(10_000), '${x}', '<script>'];
       for (const bad of corpus) {

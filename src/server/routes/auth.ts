@@ -48,11 +48,8 @@ export function registerAuthRoutes(app: FastifyInstance, deps: { database: Datab
       }
       let query = db.selectFrom('users').innerJoin('orgs', 'orgs.id', 'users.org_id').select(['users.email', 'users.role', 'users.password_hash', 'orgs.public_id']).where((eb) => eb(eb.fn('lower', ['users.email']), '=', email));
       if (request.body.org) query = query.where('orgs.public_id', '=', /^[0-9a-f-]{36}$/i.test(request.body.org) ? request.body.org.toLowerCase() : '00000000-0000-0000-0000-000000000000');
-      const users = await query.execute();
-      if (users.length > 1) throw badRequest('org', 'this email belongs to several organizations: give the organization publicId in `org`');
-      const user = users[0];
-      const valid = await verifyPassword(request.body.password, user?.password_hash ?? UNKNOWN_USER_HASH);
-      if (!user || !user.password_hash || !valid) throw unauthorized();
+      const user = pickSignedIn(request.body.email.trim(), await signedIn(request.body.password, await query.execute()));
+      if (!user) throw unauthorized();
       const now = Math.floor(deps.clock() / 1000);
       let jwt = new SignJWT({ org: user.public_id, role: user.role }).setProtectedHeader({ alg: 'HS256' }).setSubject(user.email).setIssuedAt(now).setExpirationTime(now + TOKEN_LIFETIME_SECONDS);
       if (deps.config.jwtIssuer) jwt = jwt.setIssuer(deps.config.jwtIssuer);
@@ -60,6 +57,35 @@ export function registerAuthRoutes(app: FastifyInstance, deps: { database: Datab
       return { access_token: await jwt.sign(new TextEncoder().encode(deps.config.jwtSecret)), token_type: 'Bearer' as const, expires_in: TOKEN_LIFETIME_SECONDS };
     },
   });
+}
+
+type Candidate = { email: string; role: string | null; password_hash: string | null; public_id: string };
+
+/**
+ * The users the password signs in, among those whose email matches in any letter case.
+ * Every candidate's hash is checked, at once (scrypt runs on libuv's threads), and at
+ * least one hash always is: an unknown email, a wrong password and an email shared by
+ * several users cost the same, and answer the same 401, so that no caller without a
+ * password learns whether an email exists, or in how many organizations (until the
+ * twenty-ninth session a shared email was a 400 asking for `org` before any check).
+ */
+async function signedIn(password: string, candidates: Candidate[]): Promise<Candidate[]> {
+  const hashes = candidates.length ? candidates.map((c) => c.password_hash ?? UNKNOWN_USER_HASH) : [UNKNOWN_USER_HASH];
+  const valid = await Promise.all(hashes.map((hash) => verifyPassword(password, hash)));
+  return candidates.filter((c, i) => c.password_hash !== null && valid[i]);
+}
+
+/**
+ * The one user a valid sign-in is for: the only one, else the one whose email is the one
+ * typed, letter case included (emails that differ only in case are different users, as for
+ * a token's `sub`). Several left (the same email and password in several organizations):
+ * the caller, who knows the password, is asked to name the organization.
+ */
+function pickSignedIn(typed: string, users: Candidate[]): Candidate | undefined {
+  if (users.length <= 1) return users[0];
+  const exact = users.filter((u) => u.email === typed);
+  if (exact.length === 1) return exact[0];
+  throw badRequest('org', 'this email and password sign in to several users: give the organization publicId in `org`, and the email exactly as it was imported');
 }
 
 /**
