@@ -38,11 +38,13 @@ export function parseFilter(raw: string): FilterParseResult {
 }
 
 /**
- * Terms of one "contains" filter at most. Each term is a condition of its own in the SQL
- * (one bound parameter each, where the other operations bind their whole list as one
- * array), and a statement takes at most 65,535 parameters: 70,000 terms in a body under
- * 1 MiB failed in the driver, where the request deserves a 400 naming the filter. A row
- * must hold every term, so a hundred is already far past any real filter.
+ * Terms of one "contains" or "does not contain" filter at most. Each term is a pattern
+ * tested on every row (or every dictionary value): 85,000 of them kept the embedded
+ * database busy for seconds, every other caller waiting. A "contains" term is also a
+ * condition of its own in the SQL, with its own bound parameter, and a statement takes at
+ * most 65,535: 70,000 terms in a body under 1 MiB failed in the driver. Either deserves a
+ * 400 naming the filter; a hundred terms is far past any real filter. Exact and not-equal
+ * lists are one array tested by hash, and are not limited.
  */
 export const MAX_CONTAINS_TERMS = 100;
 
@@ -50,8 +52,8 @@ function listFilter(operation: 'exact' | 'notEqual' | 'contains' | 'doesNotConta
   if (body === '') return { ok: false, message: 'has no value: give at least one value before the operation suffix' };
   const values = body.split(VALUE_DELIMITER);
   if (values.some((v) => v === '')) return { ok: false, message: `has an empty value: values are separated by "${VALUE_DELIMITER}" and none may be empty` };
-  if (operation === 'contains' && values.length > MAX_CONTAINS_TERMS) {
-    return { ok: false, message: `has ${values.length} terms: "contains" takes at most ${MAX_CONTAINS_TERMS} (a row must hold every one)` };
+  if ((operation === 'contains' || operation === 'doesNotContain') && values.length > MAX_CONTAINS_TERMS) {
+    return { ok: false, message: `has ${values.length} terms: "${operation === 'contains' ? 'contains' : 'does not contain'}" takes at most ${MAX_CONTAINS_TERMS}` };
   }
   return { ok: true, filter: { operation, values } };
 }
