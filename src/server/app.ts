@@ -61,6 +61,26 @@ function privateAnswer(reply: FastifyReply, cacheControl: string): void {
   if (!/api-key/.test(String(vary ?? ''))) reply.header('vary', vary === undefined || vary === '' ? 'api-key, authorization' : `${String(vary)}, api-key, authorization`);
 }
 
+/** Query parameters named like a credential (`api-key`, `apikey`, `access_token`, `token`, `password`, ...). */
+const CREDENTIAL_PARAMETER = /^(api[-_]?key|access[-_]?token|token|authorization|password|secret)$/i;
+
+/** A URL as logged: the values of credential-like query parameters replaced by [Redacted]. */
+export function withoutQueryCredentials(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const query = url.slice(q + 1).split('&').map((part) => {
+    const eq = part.indexOf('=');
+    let name = eq < 0 ? part : part.slice(0, eq);
+    try {
+      name = decodeURIComponent(name);
+    } catch {
+      // A name that is not valid percent-encoding is compared as written.
+    }
+    return eq >= 0 && CREDENTIAL_PARAMETER.test(name) ? `${part.slice(0, eq)}=[Redacted]` : part;
+  });
+  return `${url.slice(0, q)}?${query.join('&')}`;
+}
+
 export async function buildApp(deps: AppDeps): Promise<App> {
   const clock = deps.clock ?? Date.now;
   const app = Fastify({
@@ -68,6 +88,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       level: deps.config.logLevel,
       // Credentials never reach the logs.
       redact: ['req.headers["api-key"]', 'req.headers.authorization'],
+      // Fastify's request fields, with a credential a client put in the query string (the
+      // service takes none there: 401) masked, as the headers are.
+      serializers: { req: (req: { method?: string; url?: string; host?: string; ip?: string; socket?: { remotePort?: number } }) => ({ method: req.method, url: withoutQueryCredentials(req.url ?? ''), host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort }) },
       ...(deps.logStream ? { stream: deps.logStream } : {}),
     },
     genReqId: (req) => {

@@ -18,11 +18,17 @@ test('api-key and authorization headers are redacted from request logs', async (
     const token = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2VjcmV0LXNpZ25hdHVyZQ';
     await app.inject({ method: 'GET', url: '/v1/attribution/event-types', headers: { 'api-key': key, 'x-request-id': 'log-test-1' } });
     await app.inject({ method: 'GET', url: '/v1/attribution/event-types', headers: { authorization: `Bearer ${token}` } });
+    // A client that puts its key in the query string is refused (401), and its key is not logged.
+    const inQuery = await app.inject({ method: 'GET', url: `/v1/attribution/event-types?api-key=${key}&size=5&api%5Fkey=${key}x&access_token=${token}`, headers: { 'x-request-id': 'log-test-2' } });
+    assert.equal(inQuery.statusCode, 401);
     const all = lines.join('');
     assert.ok(all.includes('log-test-1'), 'the request id is logged');
     assert.ok(all.includes('/v1/attribution/event-types'));
     assert.equal(all.includes(key), false, 'the API key is not logged');
     assert.equal(all.includes(token), false, 'the bearer token is not logged');
+    const queryLine = lines.find((l) => l.includes('log-test-2') && l.includes('"url"'));
+    assert.ok(queryLine, 'the request with credentials in its query is logged');
+    assert.equal(JSON.parse(queryLine!).req.url, '/v1/attribution/event-types?api-key=[Redacted]&size=5&api%5Fkey=[Redacted]&access_token=[Redacted]');
   } finally {
     await app.close();
     await database.dispose();
