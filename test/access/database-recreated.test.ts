@@ -35,6 +35,12 @@ test('a database created again under the running app: its answers and keys, not 
     await admin.query(`drop database ${name} with (force)`);
     await admin.query(`create database ${name}`);
     await admin.end();
+    // Reachable but empty: not ready (every request would fail on the missing tables).
+    // The app's pooled connections to the dropped database fail first.
+    let ready = await f.app.inject({ method: 'GET', url: '/readyz' });
+    for (let i = 0; i < 5 && !/no schema/.test(ready.body); i++) ready = await f.app.inject({ method: 'GET', url: '/readyz' });
+    assert.equal(ready.statusCode, 503, ready.body);
+    assert.match(ready.json().detail, /^the database has no schema/);
     const again = await openDatabase({ databaseUrl: url, maxConnections: 1 });
     const dir = mkdtempSync(join(tmpdir(), 'pr-recreated-'));
     let newKey: string;
@@ -57,6 +63,7 @@ test('a database created again under the running app: its answers and keys, not 
     assert.equal(first.statusCode, 200, first.body);
     assert.deepEqual(names(first.json()), before.map((n) => (n.startsWith('A1:') ? 'A1:Renamed' : n)), 'the new rows, not the page cached of the old');
     assert.equal((await f.call('POST', GVA, {})).statusCode, 401, 'a key of the old database is not let in');
+    assert.equal((await f.app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200, 'ready again once migrated');
   } finally {
     await f.close();
   }

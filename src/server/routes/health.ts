@@ -1,7 +1,11 @@
 /** Liveness and readiness probes; public (no credentials). */
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../db/database.js';
+import { sql } from 'kysely';
 import { unavailable } from '../errors.js';
+
+/** SQLSTATE of a table that does not exist. */
+const UNDEFINED_TABLE = '42P01';
 
 export interface HealthDeps {
   database: Database;
@@ -20,8 +24,17 @@ export function registerHealthRoutes(app: FastifyInstance, deps: HealthDeps): vo
     if (deps.pending?.() !== undefined) throw unavailable(DATABASE_PENDING);
     try {
       await deps.database.ping();
-    } catch {
-      throw unavailable('database unreachable');
+    } catch (err) {
+      throw unavailable('database unreachable', 5, err);
+    }
+    // Reachable is not enough: a database dropped and created again empty under the running
+    // server answers, while every request fails on the missing tables (migrations run at
+    // start). Ready means the schema is there.
+    try {
+      await sql`select 1 from service_state limit 1`.execute(deps.database.db);
+    } catch (err) {
+      const missing = (err as { code?: unknown }).code === UNDEFINED_TABLE;
+      throw unavailable(missing ? 'the database has no schema (created again under the running server?): restart the server to migrate it' : 'database unreachable', 5, err);
     }
     return { status: 'ready', database: deps.database.engine, ...(app.readinessDetails?.() ?? {}) };
   });
