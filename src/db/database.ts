@@ -29,7 +29,12 @@ export interface Database {
   arrays(query: CompiledQuery, options?: RunOptions): Promise<unknown[][]>;
   /** Runs a compiled statement and returns its rows as objects (what Kysely's `executeQuery` returns). */
   rows<T>(query: CompiledQuery, options?: RunOptions): Promise<T[]>;
-  /** Resolves when the database answers a trivial query; rejects otherwise. */
+  /**
+   * Resolves when the database answers and holds the service's schema (a read of
+   * `service_state`: a database created again empty under a running server answers, but
+   * every request would fail on its missing tables); rejects otherwise, with the
+   * database's error (SQLSTATE 42P01 for the missing schema).
+   */
   ping(): Promise<void>;
   /** PGlite only: the whole data directory as a tarball, for `loadDataDir` of another. */
   dump?(): Promise<Blob>;
@@ -135,7 +140,7 @@ function openPostgres(options: DatabaseOptions): Database {
     arrays: (query, options) => run<unknown[]>(query, options, 'array'),
     rows: (query, options) => run(query, options),
     async ping() {
-      await sql`select 1`.execute(db);
+      await sql`select 1 from service_state limit 1`.execute(db);
     },
     async close() {
       await db.destroy();
@@ -166,7 +171,7 @@ async function openPglite(options: DatabaseOptions): Promise<Database> {
       return (await db.executeQuery(query)).rows as T[];
     },
     async ping() {
-      await sql`select 1`.execute(db);
+      await sql`select 1 from service_state limit 1`.execute(db);
     },
     async dump() {
       return client.dumpDataDir('none');

@@ -375,30 +375,33 @@ export function createReportService(deps: ReportServiceDeps): ReportService {
       // (Named `filter-values`, not `values` as before the whole envelope: a shared Redis may
       // still hold pages of the old shape under the old name.)
       const key = cacheKey('filter-values', p.orgId, p.version, [rowsKey(p), column.key, filterSearch ?? '', pg.page, pg.size, p.sorted]);
+      // The envelope of every branch: this page, and whether a sort was asked for.
+      const valuesPage = (values: string[], total: number) => filterValuesPage(values, total, pg.page, pg.size, p.sorted);
+      const range = (min: number | null, max: number | null) => rangeItem(column, min, max, pg.page, pg.size, p.sorted);
       return cached(cache, key, async () => {
         const table = p.pre.tables.get(p.report.table);
         const name = storedName(column);
         const summary = name ? table?.columns.get(name) : undefined;
         if (summary && isAllRows(p)) {
           // Every row of the organization: the bounds and values stored at import.
-          if (filterTypeOf(column.type) !== 'STRING') return rangeItem(column, summary.min, summary.max, pg.page, pg.size, p.sorted);
+          if (filterTypeOf(column.type) !== 'STRING') return range(summary.min, summary.max);
           if (summary.hasValues) {
             const q = dictionaryValuesQuery(p, name!, filterSearch || undefined, pg.page, pg.size);
             const [rows, counted] = await Promise.all([run<{ v: string }>(q.rows), run<{ n: number }>(q.count)]);
-            return filterValuesPage(rows.map((r) => r.v), Number(counted[0]?.n ?? 0), pg.page, pg.size, p.sorted);
+            return valuesPage(rows.map((r) => r.v), Number(counted[0]?.n ?? 0));
           }
         }
         if (filterTypeOf(column.type) !== 'STRING') {
           const held = await store?.range(p, column);
-          if (held) return rangeItem(column, held.min, held.max, pg.page, pg.size, p.sorted);
-          const [range] = await run<{ min: number | null; max: number | null }>(rangeQuery(p, column));
-          return rangeItem(column, range?.min ?? null, range?.max ?? null, pg.page, pg.size, p.sorted);
+          if (held) return range(held.min, held.max);
+          const [bounds] = await run<{ min: number | null; max: number | null }>(rangeQuery(p, column));
+          return range(bounds?.min ?? null, bounds?.max ?? null);
         }
         const held = await store?.values(p, column, filterSearch || undefined);
-        if (held) return filterValuesPage(held.slice(pg.page * pg.size, (pg.page + 1) * pg.size), held.length, pg.page, pg.size, p.sorted);
+        if (held) return valuesPage(held.slice(pg.page * pg.size, (pg.page + 1) * pg.size), held.length);
         const rows = await run<{ n: number; v: string | null }>(distinctValuesQuery(p, column, filterSearch || undefined, pg.page, pg.size));
         const values = rows.flatMap((r) => (r.v === null ? [] : [r.v]));
-        return filterValuesPage(values, Number(rows[0]?.n ?? 0), pg.page, pg.size, p.sorted);
+        return valuesPage(values, Number(rows[0]?.n ?? 0));
       }, flight);
     },
 

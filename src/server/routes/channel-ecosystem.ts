@@ -57,8 +57,9 @@ function channelCall(request: Req, queryProblems?: QueryProblems) {
   if (typeof type !== 'string' || !CHANNEL_REPORT_IDS.includes(type)) {
     // Without a report the planner never runs: check here what can be checked without one,
     // so that one answer lists every problem.
-    // (A string naming no report never gets here: unknownChannelReport answered it with 404.)
-    const errors: FieldError[] = [{ field: 'channelReportType', message: type === undefined ? `is required: one of ${CHANNEL_REPORT_IDS.join(', ')}` : `must be one of ${CHANNEL_REPORT_IDS.join(', ')}, got ${JSON.stringify(type)}` }];
+    // The type is missing here: one that is not a string is the schema's to refuse (and left
+    // out of the body the planner sees), one naming no report unknownChannelReport's (404).
+    const errors: FieldError[] = [{ field: 'channelReportType', message: `is required: one of ${CHANNEL_REPORT_IDS.join(', ')}` }];
     const mt = body.matchingType;
     if (mt !== undefined && mt !== 'ALL_PARTNER_ORGS' && mt !== 'MUTUAL') errors.push({ field: 'matchingType', message: `must be ALL_PARTNER_ORGS or MUTUAL, got ${JSON.stringify(mt)}` });
     if (queryProblems) errors.push(...queryProblems((request.query ?? {}) as Record<string, unknown>));
